@@ -1,0 +1,20 @@
+"""Shared fixtures for the black-box tests: they drive the built binary."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def exe() -> str:
+    path = os.environ.get("ARCHIVIST", str(ROOT / "archivist"))
+    assert os.access(path, os.X_OK), f"build the engine first: {path}"
+    return path
+
+
+def run(exe: str, *args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([exe, *args], input=stdin, capture_output=True, text=True, timeout=timeout)

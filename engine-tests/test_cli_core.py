@@ -1,0 +1,33 @@
+"""The chess-core tools, checked against python-chess and Stockfish's figures."""
+import chess
+import chess.polyglot
+
+from conftest import SHARED, run
+
+
+def test_perft_6_from_start(exe):
+    out = run(exe, "perft", "6").stdout
+    assert out.strip().endswith("Nodes searched: 119060324")
+    lines = [l for l in out.splitlines() if ":" in l and not l.startswith("Nodes")]
+    assert len(lines) == 20
+    assert "e2e4: 9771632" in lines
+
+
+def test_perft_chess960_uses_king_takes_rook(exe):
+    fen = "rkqnrbbn/p2p1pp1/8/1pp1p2p/3P1P1P/6N1/PPP1P1P1/RKQNRBB1 w EAea - 0 5"
+    out = run(exe, "perft", "4", "--fen", fen, "--chess960").stdout
+    assert out.strip().endswith("Nodes searched: 567417")
+
+
+def test_show_matches_python_chess_on_vector_positions(exe):
+    rows = [l.split(";") for l in (SHARED / "vectors" / "keys.csv").read_text().splitlines()[1:200]]
+    fens = [r[0] for r in rows] + ["not a fen", "8/8/8/8/8/8/8/K6K w - - 0 1"]
+    out = run(exe, "show", stdin="\n".join(fens) + "\n").stdout
+    blocks = out.strip().split("\nFen: ")
+    assert len(blocks) == len(fens)
+    for fen, row, block in zip(fens, rows, blocks):
+        board = chess.Board(fen)
+        assert f"Key: {row[1]}" in block
+        assert f"Polyglot key: {chess.polyglot.zobrist_hash(board):016x}" in block
+        assert f"Legal moves: {board.legal_moves.count()}" in block
+    assert "Error:" in blocks[-2] and "Error:" in blocks[-1]

@@ -1,0 +1,621 @@
+//! The position: bitboards plus a mailbox, make/unmake with a state stack,
+//! check/draw detection, and keys.
+//!
+//! Invariants:
+//! * `by_type`, `by_color` and `mailbox` always describe the same pieces;
+//!   each side has exactly one king.
+//! * `state()` is the state of the current position; `history` holds the
+//!   states of all earlier positions of the game (for unmake and repetition).
+//! * The engine key in the state equals [`zobrist::engine_key`] recomputed from
+//!   scratch (tested over random games).
+//! * The en-passant square is stored only when a pawn of the side to move
+//!   attacks it (Stockfish's rule; legality of the capture is not required).
+//! * Castling is king-takes-rook internally; `castling_rooks` tells which
+//!   rook each right belongs to, so Chess960 needs no special cases.
+
+pub mod fen;
+pub mod movegen;
+pub mod notation;
+mod polyglot_random;
+pub mod zobrist;
+
+use crate::attacks;
+use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
+use zobrist::ZOBRIST;
+
+pub use fen::FenError;
+pub use movegen::MoveList;
+
+/// Castling-right bits as in Stockfish and FORMATS.md.
+pub const WHITE_OO: u8 = 1;
+pub const WHITE_OOO: u8 = 2;
+pub const BLACK_OO: u8 = 4;
+pub const BLACK_OOO: u8 = 8;
+
+/// Index (0..4) of a castling right for `color`, king side or queen side.
+#[inline]
+pub const fn castle_index(color: Color, king_side: bool) -> usize {
+    color as usize * 2 + if king_side { 0 } else { 1 }
+}
+
+/// Everything that make_move changes irreversibly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct State {
+    pub key: u64,
+    pub castling: u8,
+    pub ep: Option<Square>,
+    pub rule50: u16,
+    pub plies_from_null: u16,
+    pub captured: Option<Piece>,
+    pub checkers: Bitboard,
+    /// The move that led to this position (NONE at the root of the game).
+    pub last_move: Move,
+}
+
+#[derive(Clone, Debug)]
+pub struct Board {
+    by_type: [Bitboard; 6],
+    by_color: [Bitboard; 2],
+    mailbox: [Option<Piece>; 64],
+    side: Color,
+    chess960: bool,
+    /// Rook square for each castling right (index from [`castle_index`]).
+    castling_rooks: [Square; 4],
+    /// Squares that must be empty to castle (excluding king and rook).
+    castling_path: [Bitboard; 4],
+    /// Rights lost when a piece leaves or lands on a square.
+    castling_mask: [u8; 64],
+    /// Plies from the game's start to the position set up from the FEN
+    /// (`2 * (fullmove - 1)`, plus one when black was to move).
+    start_ply: u32,
+    /// Plies played since the FEN was set up.
+    game_ply: u16,
+    state: State,
+    history: Vec<State>,
+}
+
+impl PartialEq for Board {
+    /// Two boards are equal when the position (pieces, side, rights, ep,
+    /// clocks, Chess960 setup) is the same; game history is not compared.
+    fn eq(&self, other: &Board) -> bool {
+        self.by_type == other.by_type
+            && self.by_color == other.by_color
+            && self.mailbox == other.mailbox
+            && self.side == other.side
+            && self.chess960 == other.chess960
+            && self.castling_rooks == other.castling_rooks
+            && self.state == other.state
+            && self.fullmove_number() == other.fullmove_number()
+    }
+}
+
+impl Default for Board {
+    fn default() -> Board {
+        Board::startpos()
+    }
+}
+
+impl Board {
+    pub const START_FEN: &'static str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    pub fn startpos() -> Board {
+        // The start FEN is a constant known to be valid.
+        Board::from_fen(Board::START_FEN, false).unwrap_or_else(|_| unreachable!("start FEN is valid"))
+    }
+
+    fn empty() -> Board {
+        Board {
+            by_type: [Bitboard::EMPTY; 6],
+            by_color: [Bitboard::EMPTY; 2],
+            mailbox: [None; 64],
+            side: Color::White,
+            chess960: false,
+            castling_rooks: [Square::new(0); 4],
+            castling_path: [Bitboard::EMPTY; 4],
+            castling_mask: [0; 64],
+            start_ply: 0,
+            game_ply: 0,
+            state: State {
+                key: 0,
+                castling: 0,
+                ep: None,
+                rule50: 0,
+                plies_from_null: 0,
+                captured: None,
+                checkers: Bitboard::EMPTY,
+                last_move: Move::NONE,
+            },
+            history: Vec::with_capacity(256),
+        }
+    }
+
+    // ----- queries -------------------------------------------------------
+
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    #[inline]
+    pub fn is_chess960(&self) -> bool {
+        self.chess960
+    }
+
+    /// Switches how castling is written in UCI and FEN; the position is unchanged.
+    pub fn set_chess960(&mut self, on: bool) {
+        self.chess960 = on;
+    }
+
+    #[inline]
+    pub fn piece_on(&self, sq: Square) -> Option<Piece> {
+        self.mailbox[sq.index()]
+    }
+
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    #[inline]
+    pub fn color_bb(&self, c: Color) -> Bitboard {
+        self.by_color[c.index()]
+    }
+
+    #[inline]
+    pub fn type_bb(&self, pt: PieceType) -> Bitboard {
+        self.by_type[pt.index()]
+    }
+
+    #[inline]
+    pub fn pieces_of(&self, c: Color, pt: PieceType) -> Bitboard {
+        self.by_color[c.index()] & self.by_type[pt.index()]
+    }
+
+    #[inline]
+    pub fn king_square(&self, c: Color) -> Square {
+        self.pieces_of(c, PieceType::King).lsb()
+    }
+
+    #[inline]
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.state.key
+    }
+
+    #[inline]
+    pub fn castling_rights(&self) -> u8 {
+        self.state.castling
+    }
+
+    /// Rook square of a castling right (meaningful only while the right exists).
+    #[inline]
+    pub fn castling_rook(&self, index: usize) -> Square {
+        self.castling_rooks[index & 3]
+    }
+
+    #[inline]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.state.ep
+    }
+
+    #[inline]
+    pub fn halfmove_clock(&self) -> u16 {
+        self.state.rule50
+    }
+
+    pub fn fullmove_number(&self) -> u16 {
+        ((self.start_ply + self.game_ply as u32) / 2 + 1).min(u16::MAX as u32) as u16
+    }
+
+    /// Plies played since the position was set up from a FEN.
+    #[inline]
+    pub fn game_ply(&self) -> u16 {
+        self.game_ply
+    }
+
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.state.checkers
+    }
+
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.state.checkers.any()
+    }
+
+    #[inline]
+    pub fn last_move(&self) -> Move {
+        self.state.last_move
+    }
+
+    /// Pieces of either colour attacking `sq` given occupancy `occ`.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, occ: Bitboard) -> Bitboard {
+        (attacks::pawn(Color::White, sq) & self.pieces_of(Color::Black, PieceType::Pawn))
+            | (attacks::pawn(Color::Black, sq) & self.pieces_of(Color::White, PieceType::Pawn))
+            | (attacks::knight(sq) & self.type_bb(PieceType::Knight))
+            | (attacks::bishop(sq, occ) & (self.type_bb(PieceType::Bishop) | self.type_bb(PieceType::Queen)))
+            | (attacks::rook(sq, occ) & (self.type_bb(PieceType::Rook) | self.type_bb(PieceType::Queen)))
+            | (attacks::king(sq) & self.type_bb(PieceType::King))
+    }
+
+    /// Is `sq` attacked by `by` with occupancy `occ`?
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color, occ: Bitboard) -> bool {
+        let them = self.by_color[by.index()];
+        (attacks::knight(sq) & them & self.type_bb(PieceType::Knight)).any()
+            || (attacks::pawn(!by, sq) & them & self.type_bb(PieceType::Pawn)).any()
+            || (attacks::king(sq) & them & self.type_bb(PieceType::King)).any()
+            || (attacks::bishop(sq, occ) & them & (self.type_bb(PieceType::Bishop) | self.type_bb(PieceType::Queen)))
+                .any()
+            || (attacks::rook(sq, occ) & them & (self.type_bb(PieceType::Rook) | self.type_bb(PieceType::Queen))).any()
+    }
+
+    /// Our pieces that are pinned to our king by an enemy slider.
+    pub fn pinned(&self, us: Color) -> Bitboard {
+        let ksq = self.king_square(us);
+        let them = self.by_color[(!us).index()];
+        let occ = self.occupied();
+        let snipers = ((attacks::rook(ksq, Bitboard::EMPTY)
+            & (self.type_bb(PieceType::Rook) | self.type_bb(PieceType::Queen)))
+            | (attacks::bishop(ksq, Bitboard::EMPTY)
+                & (self.type_bb(PieceType::Bishop) | self.type_bb(PieceType::Queen))))
+            & them;
+        let mut pinned = Bitboard::EMPTY;
+        for s in snipers {
+            let b = attacks::between(ksq, s).without(s) & occ;
+            if b.any() && !b.more_than_one() {
+                pinned |= b & self.by_color[us.index()];
+            }
+        }
+        pinned
+    }
+
+    /// Material signature helpers.
+    pub fn piece_count(&self) -> u32 {
+        self.occupied().count()
+    }
+
+    /// Neither side can possibly mate: K v K, K+minor v K, or only bishops
+    /// all on squares of one colour.
+    pub fn is_insufficient_material(&self) -> bool {
+        let heavy = self.type_bb(PieceType::Pawn) | self.type_bb(PieceType::Rook) | self.type_bb(PieceType::Queen);
+        if heavy.any() {
+            return false;
+        }
+        let knights = self.type_bb(PieceType::Knight);
+        let bishops = self.type_bb(PieceType::Bishop);
+        let minors = knights | bishops;
+        if minors.count() <= 1 {
+            return true;
+        }
+        knights.is_empty()
+            && ((bishops & Bitboard::DARK_SQUARES).is_empty() || (bishops & !Bitboard::DARK_SQUARES).is_empty())
+    }
+
+    /// The current position occurred before, within the reversible part of the
+    /// game. With `search_ply` > 0 a single earlier occurrence inside the last
+    /// `search_ply` plies counts (the search's draw rule); otherwise the
+    /// position must have occurred twice before (threefold repetition).
+    pub fn is_repetition(&self, search_ply: usize) -> bool {
+        let end = self.state.rule50.min(self.state.plies_from_null) as usize;
+        if end < 4 {
+            return false;
+        }
+        let n = self.history.len();
+        let mut seen = 0;
+        let mut i = 4;
+        while i <= end && i <= n {
+            if self.history[n - i].key == self.state.key {
+                if i < search_ply {
+                    return true;
+                }
+                seen += 1;
+                if seen >= 2 {
+                    return true;
+                }
+            }
+            i += 2;
+        }
+        false
+    }
+
+    /// Draw by the rules: 50-move rule (unless this move mates), threefold
+    /// repetition, insufficient material. Stalemate is found by move generation.
+    pub fn is_draw(&self, search_ply: usize) -> bool {
+        if self.state.rule50 >= 100 && (!self.in_check() || self.has_legal_moves()) {
+            return true;
+        }
+        self.is_repetition(search_ply) || self.is_insufficient_material()
+    }
+
+    pub fn has_legal_moves(&self) -> bool {
+        let mut list = MoveList::new();
+        self.generate_legal(&mut list);
+        !list.is_empty()
+    }
+
+    pub fn is_checkmate(&self) -> bool {
+        self.in_check() && !self.has_legal_moves()
+    }
+
+    pub fn is_stalemate(&self) -> bool {
+        !self.in_check() && !self.has_legal_moves()
+    }
+
+    // ----- piece placement -------------------------------------------------
+
+    #[inline]
+    fn put(&mut self, pc: Piece, sq: Square) {
+        let b = sq.bb();
+        self.by_type[pc.kind().index()] |= b;
+        self.by_color[pc.color().index()] |= b;
+        self.mailbox[sq.index()] = Some(pc);
+    }
+
+    #[inline]
+    fn remove(&mut self, pc: Piece, sq: Square) {
+        let b = sq.bb();
+        self.by_type[pc.kind().index()] ^= b;
+        self.by_color[pc.color().index()] ^= b;
+        self.mailbox[sq.index()] = None;
+    }
+
+    #[inline]
+    fn shift(&mut self, pc: Piece, from: Square, to: Square) {
+        let b = from.bb() | to.bb();
+        self.by_type[pc.kind().index()] ^= b;
+        self.by_color[pc.color().index()] ^= b;
+        self.mailbox[from.index()] = None;
+        self.mailbox[to.index()] = Some(pc);
+    }
+
+    /// Destination squares (king, rook) of a castling right.
+    #[inline]
+    pub fn castling_destinations(color: Color, king_side: bool) -> (Square, Square) {
+        let rank = color.relative_rank(0);
+        if king_side {
+            (Square::from_coords(6, rank), Square::from_coords(5, rank))
+        } else {
+            (Square::from_coords(2, rank), Square::from_coords(3, rank))
+        }
+    }
+
+    /// Registers a castling right for the rook on `rook_sq` (king must be placed).
+    fn add_castling_right(&mut self, color: Color, rook_sq: Square) {
+        let ksq = self.king_square(color);
+        let king_side = rook_sq.file() > ksq.file();
+        let idx = castle_index(color, king_side);
+        let bit = 1u8 << idx;
+        self.state.castling |= bit;
+        self.castling_rooks[idx] = rook_sq;
+        self.castling_mask[ksq.index()] |= bit;
+        self.castling_mask[rook_sq.index()] |= bit;
+        let (kto, rto) = Board::castling_destinations(color, king_side);
+        self.castling_path[idx] =
+            (attacks::between(ksq, kto) | attacks::between(rook_sq, rto)) & !(ksq.bb() | rook_sq.bb());
+    }
+
+    // ----- make / unmake ---------------------------------------------------
+
+    /// Plays a legal move. Playing an illegal move corrupts the position; use
+    /// [`Board::try_make_move`] for moves from outside the engine.
+    pub fn make_move(&mut self, m: Move) {
+        let us = self.side;
+        let them = !us;
+        let from = m.from();
+        let to = m.to();
+        let prev = self.state;
+        self.history.push(prev);
+        let mut key = prev.key ^ ZOBRIST.side;
+        if let Some(ep) = prev.ep {
+            key ^= ZOBRIST.enpassant[ep.file() as usize];
+        }
+        let mut st = State {
+            key,
+            castling: prev.castling,
+            ep: None,
+            rule50: prev.rule50.saturating_add(1),
+            plies_from_null: prev.plies_from_null.saturating_add(1),
+            captured: None,
+            checkers: Bitboard::EMPTY,
+            last_move: m,
+        };
+        let Some(pc) = self.mailbox[from.index()] else {
+            debug_assert!(false, "make_move from an empty square: {m:?}");
+            self.state = st;
+            return;
+        };
+
+        match m.kind() {
+            MoveKind::Castling => {
+                let king_side = to.file() > from.file();
+                let (kto, rto) = Board::castling_destinations(us, king_side);
+                let rook = Piece::new(us, PieceType::Rook);
+                self.remove(pc, from);
+                self.remove(rook, to);
+                self.put(pc, kto);
+                self.put(rook, rto);
+                let z = &ZOBRIST.psq;
+                st.key ^= z[pc.index()][from.index()] ^ z[pc.index()][kto.index()];
+                st.key ^= z[rook.index()][to.index()] ^ z[rook.index()][rto.index()];
+            }
+            kind => {
+                let cap_sq = if kind == MoveKind::EnPassant { Square::from_coords(to.file(), from.rank()) } else { to };
+                if let Some(cap) = self.mailbox[cap_sq.index()] {
+                    self.remove(cap, cap_sq);
+                    st.key ^= ZOBRIST.psq[cap.index()][cap_sq.index()];
+                    st.captured = Some(cap);
+                    st.rule50 = 0;
+                }
+                self.shift(pc, from, to);
+                st.key ^= ZOBRIST.psq[pc.index()][from.index()] ^ ZOBRIST.psq[pc.index()][to.index()];
+                if pc.kind() == PieceType::Pawn {
+                    st.rule50 = 0;
+                    if let Some(promo) = m.promotion_piece() {
+                        let np = Piece::new(us, promo);
+                        self.remove(pc, to);
+                        self.put(np, to);
+                        st.key ^= ZOBRIST.psq[pc.index()][to.index()] ^ ZOBRIST.psq[np.index()][to.index()];
+                    } else if from.index() ^ to.index() == 16 {
+                        let ep = Square::new(((from.index() + to.index()) / 2) as u8);
+                        if (attacks::pawn(us, ep) & self.pieces_of(them, PieceType::Pawn)).any() {
+                            st.ep = Some(ep);
+                            st.key ^= ZOBRIST.enpassant[ep.file() as usize];
+                        }
+                    }
+                }
+            }
+        }
+
+        let lost = self.castling_mask[from.index()] | self.castling_mask[to.index()];
+        if st.castling & lost != 0 {
+            st.key ^= ZOBRIST.castling[st.castling as usize];
+            st.castling &= !lost;
+            st.key ^= ZOBRIST.castling[st.castling as usize];
+        }
+        self.side = them;
+        self.game_ply = self.game_ply.wrapping_add(1);
+        st.checkers = self.attackers_to(self.king_square(them), self.occupied()) & self.by_color[us.index()];
+        self.state = st;
+    }
+
+    /// Takes back the last move made with [`Board::make_move`]. Does nothing
+    /// when no move was made.
+    pub fn unmake_move(&mut self) {
+        let Some(prev) = self.history.pop() else { return };
+        let m = self.state.last_move;
+        let captured = self.state.captured;
+        self.state = prev;
+        self.side = !self.side;
+        self.game_ply = self.game_ply.wrapping_sub(1);
+        if m == Move::NULL {
+            return;
+        }
+        let us = self.side;
+        let from = m.from();
+        let to = m.to();
+        match m.kind() {
+            MoveKind::Castling => {
+                let king_side = to.file() > from.file();
+                let (kto, rto) = Board::castling_destinations(us, king_side);
+                let king = Piece::new(us, PieceType::King);
+                let rook = Piece::new(us, PieceType::Rook);
+                self.remove(king, kto);
+                self.remove(rook, rto);
+                self.put(king, from);
+                self.put(rook, to);
+            }
+            kind => {
+                let Some(mut pc) = self.mailbox[to.index()] else { return };
+                if kind == MoveKind::Promotion {
+                    self.remove(pc, to);
+                    pc = Piece::new(us, PieceType::Pawn);
+                    self.put(pc, to);
+                }
+                self.shift(pc, to, from);
+                if let Some(cap) = captured {
+                    let cap_sq =
+                        if kind == MoveKind::EnPassant { Square::from_coords(to.file(), from.rank()) } else { to };
+                    self.put(cap, cap_sq);
+                }
+            }
+        }
+    }
+
+    /// Passes the move (for null-move pruning). Must not be called in check.
+    pub fn make_null_move(&mut self) {
+        let prev = self.state;
+        self.history.push(prev);
+        let mut key = prev.key ^ ZOBRIST.side;
+        if let Some(ep) = prev.ep {
+            key ^= ZOBRIST.enpassant[ep.file() as usize];
+        }
+        self.state = State {
+            key,
+            castling: prev.castling,
+            ep: None,
+            rule50: prev.rule50.saturating_add(1),
+            plies_from_null: 0,
+            captured: None,
+            checkers: Bitboard::EMPTY,
+            last_move: Move::NULL,
+        };
+        self.side = !self.side;
+        self.game_ply = self.game_ply.wrapping_add(1);
+    }
+
+    /// Plays `m` if it is legal here; returns whether it was played.
+    pub fn try_make_move(&mut self, m: Move) -> bool {
+        if self.is_legal(m) {
+            self.make_move(m);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Is `m` one of the legal moves? (Used to check moves from books, TT
+    /// files and the network, which may be garbage.)
+    pub fn is_legal(&self, m: Move) -> bool {
+        if m.is_none() || m == Move::NULL {
+            return false;
+        }
+        match self.piece_on(m.from()) {
+            Some(pc) if pc.color() == self.side => {}
+            _ => return false,
+        }
+        let mut list = MoveList::new();
+        self.generate_legal(&mut list);
+        list.contains(m)
+    }
+
+    /// Forgets the game history (the current position becomes the root).
+    /// Repetitions before this point are no longer detected.
+    pub fn clear_history(&mut self) {
+        self.history.clear();
+    }
+
+    /// Previous states, oldest first (for repetition checks by callers).
+    pub fn history(&self) -> &[State] {
+        &self.history
+    }
+
+    /// The position with colours swapped and the board mirrored vertically
+    /// (for symmetry tests). Castling rights and en passant are mirrored too.
+    pub fn color_flipped(&self) -> Board {
+        let mut b = Board::empty();
+        b.chess960 = self.chess960;
+        for sq in self.occupied() {
+            if let Some(pc) = self.piece_on(sq) {
+                b.put(Piece::new(!pc.color(), pc.kind()), sq.flip_rank());
+            }
+        }
+        b.side = !self.side;
+        for idx in 0..4 {
+            if self.state.castling >> idx & 1 != 0 {
+                let color = if idx < 2 { Color::Black } else { Color::White };
+                b.add_castling_right(color, self.castling_rooks[idx].flip_rank());
+            }
+        }
+        b.state.ep = self.state.ep.map(Square::flip_rank);
+        b.state.rule50 = self.state.rule50;
+        b.start_ply = (self.fullmove_number() as u32 - 1) * 2 + u32::from(b.side == Color::Black);
+        b.finish_setup();
+        b
+    }
+
+    /// Computes key and checkers after pieces and rights were placed.
+    fn finish_setup(&mut self) {
+        self.state.key = zobrist::engine_key(self);
+        let us = self.side;
+        self.state.checkers = self.attackers_to(self.king_square(us), self.occupied()) & self.by_color[(!us).index()];
+    }
+}
+
+#[cfg(test)]
+mod tests;

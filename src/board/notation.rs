@@ -1,0 +1,264 @@
+//! Move notations: UCI, SAN, the Polyglot move field and the seed-001
+//! (compressed-board game record) move encoding.
+//!
+//! * UCI: castling is written `e1g1` in standard chess and king-takes-rook
+//!   (`e1h1`) in Chess960; parsing accepts both forms in standard chess.
+//! * SAN: written with minimal disambiguation, `x`, `=Q`, `+`/`#`; parsing
+//!   accepts `O-O`/`0-0`, optional `x`, `=`, check marks and annotations.
+//! * Polyglot: bits 0–2 to-file, 3–5 to-row, 6–8 from-file, 9–11 from-row,
+//!   12–14 promotion (N=1 … Q=4); castling is king-takes-rook.
+//! * Record (seed 001): `flag | to << 4 | from << 10`, castling as the king
+//!   moving to the c- or g-file with flag 3 or 2.
+//!
+//! Every parser matches against the legal moves, so its result is legal.
+
+use super::Board;
+use crate::types::{Move, MoveKind, PieceType, Square};
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotationError {
+    #[error("'{0}' is not a move in this notation")]
+    Syntax(String),
+    #[error("'{0}' is not a legal move here")]
+    Illegal(String),
+    #[error("'{0}' is ambiguous here")]
+    Ambiguous(String),
+}
+
+/// UCI text for `m`; castling as king-takes-rook when `chess960`.
+pub fn uci_string(m: Move, chess960: bool) -> String {
+    if m.is_none() {
+        return "0000".to_string();
+    }
+    let from = m.from();
+    let mut to = m.to();
+    if m.is_castling() && !chess960 {
+        let file = if to.file() > from.file() { 6 } else { 2 };
+        to = Square::from_coords(file, from.rank());
+    }
+    let mut s = format!("{from}{to}");
+    if let Some(p) = m.promotion_piece() {
+        s.push(p.char());
+    }
+    s
+}
+
+/// The king's destination square of a castling move (c- or g-file).
+pub fn castling_king_target(m: Move) -> Square {
+    let file = if m.to().file() > m.from().file() { 6 } else { 2 };
+    Square::from_coords(file, m.from().rank())
+}
+
+impl Board {
+    pub fn move_to_uci(&self, m: Move) -> String {
+        uci_string(m, self.is_chess960())
+    }
+
+    /// Parses a UCI move and checks it is legal here.
+    pub fn parse_uci(&self, text: &str) -> Result<Move, NotationError> {
+        let b = text.as_bytes();
+        let syntax = || NotationError::Syntax(text.to_string());
+        if !(4..=5).contains(&b.len()) {
+            return Err(syntax());
+        }
+        let from = text.get(0..2).and_then(Square::parse).ok_or_else(syntax)?;
+        let to = text.get(2..4).and_then(Square::parse).ok_or_else(syntax)?;
+        let promo = match b.get(4) {
+            None => None,
+            Some(&c) => match PieceType::from_char(c as char) {
+                Some(pt) if !matches!(pt, PieceType::Pawn | PieceType::King) && c.is_ascii_lowercase() => Some(pt),
+                _ => return Err(syntax()),
+            },
+        };
+        let found = self.legal_moves().iter().find(|&m| {
+            if m.from() != from || m.promotion_piece() != promo {
+                return false;
+            }
+            if m.is_castling() {
+                m.to() == to || (!self.is_chess960() && castling_king_target(m) == to)
+            } else {
+                m.to() == to
+            }
+        });
+        found.ok_or_else(|| NotationError::Illegal(text.to_string()))
+    }
+
+    /// SAN for a legal move `m` (with `+`/`#`). Temporarily plays the move.
+    pub fn move_to_san(&mut self, m: Move) -> String {
+        let mut s = self.san_without_suffix(m);
+        self.make_move(m);
+        if self.in_check() {
+            s.push(if self.has_legal_moves() { '+' } else { '#' });
+        }
+        self.unmake_move();
+        s
+    }
+
+    fn san_without_suffix(&self, m: Move) -> String {
+        if m.is_castling() {
+            return if m.to().file() > m.from().file() { "O-O".into() } else { "O-O-O".into() };
+        }
+        let Some(pc) = self.piece_on(m.from()) else { return uci_string(m, false) };
+        let from = m.from();
+        let to = m.to();
+        let capture = self.piece_on(to).is_some() || m.kind() == MoveKind::EnPassant;
+        let mut s = String::with_capacity(8);
+        if pc.kind() == PieceType::Pawn {
+            if capture {
+                s.push((b'a' + from.file()) as char);
+            }
+        } else {
+            s.push(pc.kind().char().to_ascii_uppercase());
+            let rivals: Vec<Square> = self
+                .legal_moves()
+                .iter()
+                .filter(|o| o.to() == to && o.from() != from && !o.is_castling() && self.piece_on(o.from()) == Some(pc))
+                .map(|o| o.from())
+                .collect();
+            if !rivals.is_empty() {
+                if rivals.iter().all(|r| r.file() != from.file()) {
+                    s.push((b'a' + from.file()) as char);
+                } else if rivals.iter().all(|r| r.rank() != from.rank()) {
+                    s.push((b'1' + from.rank()) as char);
+                } else {
+                    s.push_str(&from.to_string());
+                }
+            }
+        }
+        if capture {
+            s.push('x');
+        }
+        s.push_str(&to.to_string());
+        if let Some(p) = m.promotion_piece() {
+            s.push('=');
+            s.push(p.char().to_ascii_uppercase());
+        }
+        s
+    }
+
+    /// Parses SAN (lenient about `x`, `=`, check marks and `!?` annotations).
+    pub fn parse_san(&self, text: &str) -> Result<Move, NotationError> {
+        let syntax = || NotationError::Syntax(text.to_string());
+        let core = text.trim_end_matches(['+', '#', '!', '?']);
+        if core.is_empty() || !core.is_ascii() {
+            return Err(syntax());
+        }
+        let legal = self.legal_moves();
+        if matches!(core, "O-O" | "0-0" | "O-O-O" | "0-0-0") {
+            let king_side = core.len() == 3;
+            return legal
+                .iter()
+                .find(|m| m.is_castling() && (m.to().file() > m.from().file()) == king_side)
+                .ok_or_else(|| NotationError::Illegal(text.to_string()));
+        }
+        let mut body = core;
+        let mut promo = None;
+        if let Some((left, right)) = body.split_once('=') {
+            let pt = right.chars().next().and_then(PieceType::from_char).ok_or_else(syntax)?;
+            promo = Some(pt);
+            body = left;
+        } else if let Some(last) = body.chars().last().filter(|c| "NBRQ".contains(*c)) {
+            if body.len() >= 3 && body.as_bytes()[body.len() - 2].is_ascii_digit() {
+                promo = PieceType::from_char(last);
+                body = &body[..body.len() - 1];
+            }
+        }
+        let first = body.chars().next().ok_or_else(syntax)?;
+        let piece = if "NBRQK".contains(first) {
+            body = &body[1..];
+            PieceType::from_char(first).ok_or_else(syntax)?
+        } else {
+            PieceType::Pawn
+        };
+        let rest: String = body.chars().filter(|&c| c != 'x' && c != ':' && c != '-').collect();
+        if rest.len() < 2 || rest.len() > 4 {
+            return Err(syntax());
+        }
+        let to = Square::parse(&rest[rest.len() - 2..]).ok_or_else(syntax)?;
+        let mut from_file = None;
+        let mut from_rank = None;
+        for c in rest[..rest.len() - 2].chars() {
+            match c {
+                'a'..='h' => from_file = Some(c as u8 - b'a'),
+                '1'..='8' => from_rank = Some(c as u8 - b'1'),
+                _ => return Err(syntax()),
+            }
+        }
+        let mut found = None;
+        for m in legal.iter() {
+            if m.is_castling() || m.to() != to || m.promotion_piece() != promo {
+                continue;
+            }
+            if self.piece_on(m.from()).map(|p| p.kind()) != Some(piece) {
+                continue;
+            }
+            if from_file.is_some_and(|f| f != m.from().file()) || from_rank.is_some_and(|r| r != m.from().rank()) {
+                continue;
+            }
+            if found.is_some() {
+                return Err(NotationError::Ambiguous(text.to_string()));
+            }
+            found = Some(m);
+        }
+        found.ok_or_else(|| NotationError::Illegal(text.to_string()))
+    }
+
+    /// The legal move for a Polyglot move field, if any.
+    pub fn from_polyglot_move(&self, raw: u16) -> Option<Move> {
+        let to = Square::from_coords((raw & 7) as u8, (raw >> 3 & 7) as u8);
+        let from = Square::from_coords((raw >> 6 & 7) as u8, (raw >> 9 & 7) as u8);
+        let promo = match raw >> 12 & 7 {
+            0 => None,
+            1 => Some(PieceType::Knight),
+            2 => Some(PieceType::Bishop),
+            3 => Some(PieceType::Rook),
+            4 => Some(PieceType::Queen),
+            _ => return None,
+        };
+        self.legal_moves().iter().find(|m| m.from() == from && m.to() == to && m.promotion_piece() == promo)
+    }
+
+    /// The seed-001 record encoding of a legal move `m`.
+    pub fn to_record_move(&self, m: Move) -> u16 {
+        let from = m.from();
+        let (to, flag) = match m.kind() {
+            MoveKind::Castling => {
+                let king_side = m.to().file() > from.file();
+                (castling_king_target(m), if king_side { 2 } else { 3 })
+            }
+            MoveKind::EnPassant => (m.to(), 5),
+            MoveKind::Promotion => {
+                let p = m.promotion_piece().map_or(3, |p| p.index() as u16 - 1);
+                let cap = if self.piece_on(m.to()).is_some() { 4 } else { 0 };
+                (m.to(), 8 + cap + p)
+            }
+            MoveKind::Normal => {
+                let double = self.piece_on(from).is_some_and(|p| p.kind() == PieceType::Pawn)
+                    && from.index().abs_diff(m.to().index()) == 16;
+                let flag = if self.piece_on(m.to()).is_some() {
+                    4
+                } else if double {
+                    1
+                } else {
+                    0
+                };
+                (m.to(), flag)
+            }
+        };
+        flag | (to.index() as u16) << 4 | (from.index() as u16) << 10
+    }
+
+    /// The legal move for a seed-001 record move, if any (the flag must match).
+    pub fn from_record_move(&self, raw: u16) -> Option<Move> {
+        self.legal_moves().iter().find(|&m| self.to_record_move(m) == raw)
+    }
+}
+
+/// The Polyglot move field of an engine move (castling stays king-takes-rook).
+pub fn to_polyglot_move(m: Move) -> u16 {
+    let (from, to) = (m.from(), m.to());
+    let promo = m.promotion_piece().map_or(0, |p| p.index() as u16);
+    (to.file() as u16) | (to.rank() as u16) << 3 | (from.file() as u16) << 6 | (from.rank() as u16) << 9 | promo << 12
+}
