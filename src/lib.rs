@@ -13,4 +13,6 @@ pub mod board;
 pub mod cli;
 pub mod perft;
 pub mod pgn;
+pub mod search;
+pub mod tt;
 pub mod types;

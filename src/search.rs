@@ -1,0 +1,688 @@
+//! The search: iterative deepening with aspiration windows around a
+//! principal-variation alpha-beta search, and quiescence with SEE.
+//!
+//! A [`Worker`] owns a copy of the board and its ordering tables; all workers
+//! share the transposition table and a [`Shared`] block (stop flag, node
+//! counters). The search never prints: the main worker reports
+//! [`SearchEvent`]s through a callback. Threads and the final `bestmove`
+//! live in [`thread`]; time budgets in [`time`].
+
+pub mod ordering;
+pub mod see;
+pub mod thread;
+pub mod time;
+
+use crate::board::Board;
+use crate::eval::evaluate;
+use crate::tt::{Bound, TranspositionTable};
+use crate::types::{Move, PieceType};
+use ordering::{is_bad_capture_score, is_noisy, History, MovePicker};
+use see::see_ge;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const MAX_PLY: usize = 128;
+pub const MATE: i32 = 32_000;
+pub const MATE_IN_MAX_PLY: i32 = MATE - MAX_PLY as i32;
+/// Tablebase wins sit just below the mate band.
+pub const TB_WIN: i32 = MATE_IN_MAX_PLY - 1;
+pub const TB_WIN_IN_MAX_PLY: i32 = TB_WIN - MAX_PLY as i32;
+pub const INFINITE: i32 = MATE + 1;
+pub const NO_VALUE: i32 = MATE + 2;
+
+#[inline]
+pub const fn mated_in(ply: usize) -> i32 {
+    -MATE + ply as i32
+}
+
+#[inline]
+pub const fn mate_in(ply: usize) -> i32 {
+    MATE - ply as i32
+}
+
+/// Mate/TB scores are stored relative to the node, not the root.
+#[inline]
+fn value_to_tt(v: i32, ply: usize) -> i32 {
+    if v >= TB_WIN_IN_MAX_PLY {
+        v + ply as i32
+    } else if v <= -TB_WIN_IN_MAX_PLY {
+        v - ply as i32
+    } else {
+        v
+    }
+}
+
+#[inline]
+fn value_from_tt(v: i32, ply: usize) -> i32 {
+    if v >= TB_WIN_IN_MAX_PLY {
+        v - ply as i32
+    } else if v <= -TB_WIN_IN_MAX_PLY {
+        v + ply as i32
+    } else {
+        v
+    }
+}
+
+/// What `go` asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Mate in this many moves.
+    pub mate: Option<i32>,
+    pub movetime_ms: Option<u64>,
+    pub clock: Option<time::Clock>,
+    pub infinite: bool,
+    pub ponder: bool,
+    pub searchmoves: Vec<Move>,
+}
+
+/// A score as UCI shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    Cp(i32),
+    /// Mate in N moves (negative: getting mated).
+    Mate(i32),
+}
+
+impl Score {
+    pub fn from_value(v: i32) -> Score {
+        if v >= MATE_IN_MAX_PLY {
+            Score::Mate((MATE - v + 1) / 2)
+        } else if v <= -MATE_IN_MAX_PLY {
+            Score::Mate(-(MATE + v) / 2)
+        } else {
+            Score::Cp(v)
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InfoLine {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: Score,
+    pub value: i32,
+    /// Some(Lower/Upper) when the score is only a bound (aspiration fail).
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub nps: u64,
+    pub hashfull: u32,
+    pub tbhits: u64,
+    pub time_ms: u64,
+    pub pv: Vec<Move>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchEvent {
+    Info(InfoLine),
+    /// A free-form message (`info string …`).
+    Message(String),
+    BestMove { best: Move, ponder: Option<Move> },
+}
+
+pub type Reporter = Arc<dyn Fn(SearchEvent) + Send + Sync>;
+
+/// One root move with what the last iterations learned about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootMove {
+    pub mv: Move,
+    pub score: i32,
+    pub prev_score: i32,
+    pub pv: Vec<Move>,
+    pub seldepth: usize,
+    /// Nodes spent under this move in the current (last) iteration.
+    pub nodes: u64,
+}
+
+impl RootMove {
+    fn new(mv: Move) -> RootMove {
+        RootMove { mv, score: -INFINITE, prev_score: -INFINITE, pv: vec![mv], seldepth: 0, nodes: 0 }
+    }
+}
+
+/// State shared by all threads of one search.
+pub struct Shared {
+    pub stop: AtomicBool,
+    /// True while `go ponder` has not been answered by `ponderhit`.
+    pub pondering: AtomicBool,
+    pub node_counts: Vec<AtomicU64>,
+    pub tbhits: AtomicU64,
+    pub start: Instant,
+}
+
+impl Shared {
+    pub fn new(threads: usize, pondering: bool) -> Shared {
+        Shared {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            tbhits: AtomicU64::new(0),
+            start: Instant::now(),
+        }
+    }
+
+    pub fn total_nodes(&self) -> u64 {
+        self.node_counts.iter().map(|n| n.load(Relaxed)).sum()
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+}
+
+/// Options that shape one search.
+#[derive(Clone, Debug)]
+pub struct SearchConfig {
+    pub multipv: usize,
+    pub move_overhead_ms: u64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig { multipv: 1, move_overhead_ms: 20 }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Frame {
+    static_eval: i32,
+    current: Move,
+}
+
+/// Per-thread search state.
+pub struct Worker {
+    pub id: usize,
+    pub board: Board,
+    pub root_moves: Vec<RootMove>,
+    pub completed_depth: i32,
+    pub history: History,
+    killers: Vec<[Move; 2]>,
+    frames: Vec<Frame>,
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    pv_len: Vec<usize>,
+    nodes: u64,
+    seldepth: usize,
+    root_depth: i32,
+    pv_idx: usize,
+    stopped: bool,
+    // Limits (main thread enforces them).
+    max_nodes: u64,
+    maximum_ms: u64,
+}
+
+/// Late-move reduction table, [depth][move number], in plies.
+fn lmr(depth: i32, moves: usize) -> i32 {
+    let d = (depth.clamp(1, 63)) as f64;
+    let m = (moves.clamp(1, 63)) as f64;
+    (0.75 + d.ln() * m.ln() / 2.25) as i32
+}
+
+impl Worker {
+    pub fn new(id: usize) -> Worker {
+        Worker {
+            id,
+            board: Board::startpos(),
+            root_moves: Vec::new(),
+            completed_depth: 0,
+            history: History::default(),
+            killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
+            frames: vec![Frame { static_eval: NO_VALUE, current: Move::NONE }; MAX_PLY + 4],
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 2],
+            pv_len: vec![0; MAX_PLY + 2],
+            nodes: 0,
+            seldepth: 0,
+            root_depth: 0,
+            pv_idx: 0,
+            stopped: false,
+            max_nodes: u64::MAX,
+            maximum_ms: u64::MAX,
+        }
+    }
+
+    /// Forgets ordering statistics (new game).
+    pub fn clear(&mut self) {
+        self.history.clear();
+        for k in &mut self.killers {
+            *k = [Move::NONE; 2];
+        }
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Checks stop conditions; the main thread also enforces time and nodes.
+    #[inline]
+    fn check_stop(&mut self, ctx: &Ctx) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.nodes & 1023 == 0 {
+            ctx.shared.node_counts[self.id].store(self.nodes, Relaxed);
+            if self.id == 0 && !ctx.shared.pondering.load(Relaxed) && ctx.shared.elapsed_ms() >= self.maximum_ms {
+                ctx.shared.stop.store(true, Relaxed);
+            }
+        }
+        if self.id == 0 && self.max_nodes != u64::MAX && ctx.shared.total_nodes_fast(self) >= self.max_nodes {
+            ctx.shared.stop.store(true, Relaxed);
+        }
+        if ctx.shared.stop.load(Relaxed) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.pv_len[ply + 1];
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][ply] = m;
+        let n = child_len.saturating_sub(ply + 1).min(MAX_PLY - ply);
+        head[ply][ply + 1..ply + 1 + n].copy_from_slice(&tail[0][ply + 1..ply + 1 + n]);
+        self.pv_len[ply] = ply + 1 + n;
+    }
+
+    /// The principal-variation search. Steps are numbered as in the
+    /// module documentation of Stockfish-like engines.
+    #[allow(clippy::too_many_lines)]
+    fn search(&mut self, ctx: &Ctx, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+
+        // Step 1. Horizon: hand over to quiescence.
+        if depth <= 0 {
+            return self.qsearch(ctx, alpha, beta, ply);
+        }
+        self.pv_len[ply] = ply;
+        self.nodes += 1;
+        if self.check_stop(ctx) {
+            return 0;
+        }
+        if pv_node && ply + 1 > self.seldepth {
+            self.seldepth = ply + 1;
+        }
+        let in_check = self.board.in_check();
+
+        // Step 2. Draws and the ply limit; mate distance pruning.
+        if !root {
+            if self.board.is_draw(ply) {
+                return 0;
+            }
+            if ply >= MAX_PLY {
+                return if in_check { 0 } else { evaluate(&self.board) };
+            }
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Step 3. Transposition table lookup and cutoff.
+        let key = self.board.key();
+        let tte = ctx.tt.probe(key);
+        let tt_move = tte.map_or(Move::NONE, |e| e.best_move());
+        let tt_value = tte.map_or(NO_VALUE, |e| value_from_tt(e.value as i32, ply));
+        if let Some(e) = tte {
+            if !pv_node && e.depth() >= depth && tt_value != NO_VALUE && self.board.halfmove_clock() < 90 {
+                let cut = match e.bound() {
+                    Bound::Exact => true,
+                    Bound::Lower => tt_value >= beta,
+                    Bound::Upper => tt_value <= alpha,
+                    Bound::None => false,
+                };
+                if cut {
+                    return tt_value;
+                }
+            }
+        }
+
+        // Step 4. Static evaluation, refined by the TT value when its bound allows.
+        let static_eval = if in_check {
+            NO_VALUE
+        } else {
+            match tte {
+                Some(e) if e.eval as i32 != NO_VALUE && e.eval.unsigned_abs() < 30_000 => e.eval as i32,
+                _ => evaluate(&self.board),
+            }
+        };
+        self.frames[ply].static_eval = static_eval;
+        let mut eval = static_eval;
+        if !in_check && tt_value != NO_VALUE {
+            if let Some(e) = tte {
+                let use_tt = match e.bound() {
+                    Bound::Exact => true,
+                    Bound::Lower => tt_value > eval,
+                    Bound::Upper => tt_value < eval,
+                    Bound::None => false,
+                };
+                if use_tt && tt_value.abs() < TB_WIN_IN_MAX_PLY {
+                    eval = tt_value;
+                }
+            }
+        }
+        let improving = !in_check
+            && ply >= 2
+            && self.frames[ply - 2].static_eval != NO_VALUE
+            && static_eval > self.frames[ply - 2].static_eval;
+        let us = self.board.side_to_move();
+        let non_pawn = self.board.color_bb(us)
+            & !(self.board.type_bb(PieceType::Pawn) | self.board.type_bb(PieceType::King));
+
+        // Step 5. Reverse futility pruning.
+        if !pv_node && !in_check && depth <= 8 && eval.abs() < TB_WIN_IN_MAX_PLY {
+            let margin = 80 * (depth - improving as i32);
+            if eval - margin >= beta {
+                return eval;
+            }
+        }
+
+        // Step 6. Null-move pruning.
+        if !pv_node
+            && !in_check
+            && depth >= 3
+            && eval >= beta
+            && non_pawn.any()
+            && ply > 0
+            && self.frames[ply - 1].current != Move::NULL
+            && beta.abs() < TB_WIN_IN_MAX_PLY
+        {
+            let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+            self.frames[ply].current = Move::NULL;
+            self.board.make_null_move();
+            let v = -self.search(ctx, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
+            self.board.unmake_move();
+            if self.stopped {
+                return 0;
+            }
+            if v >= beta {
+                return if v >= TB_WIN_IN_MAX_PLY { beta } else { v };
+            }
+        }
+
+        // Step 7. Internal iterative reduction: no TT move, search shallower.
+        if depth >= 4 && tt_move.is_none() && (pv_node || cut_node) {
+            depth -= 1;
+        }
+
+        // Step 8. The move loop.
+        let mut picker = if root {
+            None
+        } else {
+            Some(MovePicker::main(&self.board, tt_move, self.killers[ply], &self.history))
+        };
+        let mut root_index = self.pv_idx;
+        let mut best = -INFINITE;
+        let mut best_move = Move::NONE;
+        let mut move_count = 0usize;
+        let mut quiets_tried: Vec<Move> = Vec::new();
+        let original_alpha = alpha;
+
+        loop {
+            let (m, order_score) = match picker.as_mut() {
+                Some(p) => match p.next() {
+                    Some(x) => x,
+                    None => break,
+                },
+                None => {
+                    if root_index >= self.root_moves.len() {
+                        break;
+                    }
+                    root_index += 1;
+                    (self.root_moves[root_index - 1].mv, 0)
+                }
+            };
+            move_count += 1;
+            let noisy = is_noisy(&self.board, m);
+
+            // Step 9. Shallow-depth pruning (never at the root, never when
+            // every move so far loses to a mate).
+            if !root && best > -TB_WIN_IN_MAX_PLY && non_pawn.any() {
+                if !noisy {
+                    let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
+                    if depth <= 8 && move_count > lmp_limit.max(2) && !in_check {
+                        continue;
+                    }
+                    if !in_check && depth <= 8 && static_eval + 100 + 120 * depth <= alpha {
+                        continue;
+                    }
+                    if depth <= 8 && !see_ge(&self.board, m, -60 * depth) {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(&self.board, m, -100 * depth) {
+                    continue;
+                }
+            }
+
+            // Step 10. Make the move; check extension.
+            let nodes_before = self.nodes;
+            let hist = if noisy { 0 } else { self.history.quiet(&self.board, m) };
+            self.frames[ply].current = m;
+            self.board.make_move(m);
+            ctx.tt.prefetch(self.board.key());
+            let gives_check = self.board.in_check();
+            let extension = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
+            let new_depth = depth - 1 + extension;
+
+            // Step 11. Late-move reductions, then PVS re-searches.
+            let mut v = -INFINITE;
+            let reducible = !noisy || is_bad_capture_score(order_score);
+            if depth >= 3 && move_count > 1 + root as usize && reducible {
+                let mut r = lmr(depth, move_count);
+                r -= pv_node as i32;
+                r += !improving as i32;
+                r += cut_node as i32;
+                r -= gives_check as i32;
+                r -= hist / 6000;
+                let d = (new_depth - r).clamp(1, new_depth.max(1));
+                v = -self.search(ctx, -alpha - 1, -alpha, d, ply + 1, true);
+                if v > alpha && d < new_depth {
+                    v = -self.search(ctx, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+                }
+            } else if !pv_node || move_count > 1 {
+                v = -self.search(ctx, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+            }
+            if pv_node && (move_count == 1 || (v > alpha && (root || v < beta))) {
+                v = -self.search(ctx, -beta, -alpha, new_depth, ply + 1, false);
+            }
+            self.board.unmake_move();
+            if self.stopped {
+                return 0;
+            }
+
+            // Step 12. Root bookkeeping: scores, PVs, node counts.
+            if root {
+                let spent = self.nodes - nodes_before;
+                let child_pv_len = self.pv_len[1];
+                let seldepth = self.seldepth;
+                if let Some(rm) = self.root_moves.iter_mut().find(|r| r.mv == m) {
+                    rm.nodes += spent;
+                    if move_count == 1 || v > alpha {
+                        rm.score = v;
+                        rm.seldepth = seldepth;
+                        rm.pv.clear();
+                        rm.pv.push(m);
+                        rm.pv.extend_from_slice(&self.pv[1][1..child_pv_len.max(1)]);
+                    } else {
+                        rm.score = -INFINITE;
+                    }
+                }
+            }
+
+            // Step 13. New best move?
+            if v > best {
+                best = v;
+                if v > alpha {
+                    best_move = m;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if v >= beta {
+                        break;
+                    }
+                    alpha = v;
+                }
+            }
+            if !noisy && m != best_move && quiets_tried.len() < 64 {
+                quiets_tried.push(m);
+            }
+        }
+
+        // Step 14. No legal move: mate or stalemate.
+        if move_count == 0 {
+            return if in_check { mated_in(ply) } else { 0 };
+        }
+
+        // Step 15. Reward the move that failed high; punish the quiets tried before it.
+        if best >= beta && !is_noisy(&self.board, best_move) {
+            let bonus = (300 * depth - 250).min(1500);
+            self.history.update(&self.board, best_move, bonus);
+            for &q in &quiets_tried {
+                self.history.update(&self.board, q, -bonus);
+            }
+            if self.killers[ply][0] != best_move {
+                self.killers[ply][1] = self.killers[ply][0];
+                self.killers[ply][0] = best_move;
+            }
+            self.history.set_counter_move(&self.board, best_move);
+        }
+
+        // Step 16. Store in the transposition table.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if pv_node && best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if !(root && self.pv_idx > 0) {
+            ctx.tt.store(key, depth, bound, pv_node, best_move, value_to_tt(best, ply), static_eval);
+        }
+        best
+    }
+
+    /// Quiescence search: captures and promotions (all evasions in check).
+    fn qsearch(&mut self, ctx: &Ctx, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv_len[ply] = ply;
+        self.nodes += 1;
+        if self.check_stop(ctx) {
+            return 0;
+        }
+        if ply + 1 > self.seldepth {
+            self.seldepth = ply + 1;
+        }
+        if self.board.is_draw(ply) {
+            return 0;
+        }
+        let in_check = self.board.in_check();
+        if ply >= MAX_PLY {
+            return if in_check { 0 } else { evaluate(&self.board) };
+        }
+        let key = self.board.key();
+        let tte = ctx.tt.probe(key);
+        let tt_value = tte.map_or(NO_VALUE, |e| value_from_tt(e.value as i32, ply));
+        if let Some(e) = tte {
+            if !pv_node && tt_value != NO_VALUE {
+                let cut = match e.bound() {
+                    Bound::Exact => true,
+                    Bound::Lower => tt_value >= beta,
+                    Bound::Upper => tt_value <= alpha,
+                    Bound::None => false,
+                };
+                if cut {
+                    return tt_value;
+                }
+            }
+        }
+        let mut best;
+        let static_eval;
+        if in_check {
+            best = -INFINITE;
+            static_eval = NO_VALUE;
+        } else {
+            static_eval = match tte {
+                Some(e) if e.eval.unsigned_abs() < 30_000 => e.eval as i32,
+                _ => evaluate(&self.board),
+            };
+            best = static_eval;
+            if best >= beta {
+                return best;
+            }
+            alpha = alpha.max(best);
+        }
+        let original_alpha = alpha;
+        let mut picker = MovePicker::quiescence(&self.board, tte.map_or(Move::NONE, |e| e.best_move()));
+        let mut best_move = Move::NONE;
+        let mut moves = 0;
+        while let Some((m, _)) = picker.next() {
+            moves += 1;
+            if !in_check {
+                if m.promotion_piece().is_some_and(|p| p != PieceType::Queen) {
+                    continue;
+                }
+                if !see_ge(&self.board, m, 0) {
+                    continue;
+                }
+                // Delta pruning: even winning the piece cannot reach alpha.
+                let gain = self.board.piece_on(m.to()).map_or(100, |p| see::SEE_VALUES[p.kind().index()]);
+                if m.promotion_piece().is_none() && static_eval + gain + 200 <= alpha {
+                    continue;
+                }
+            }
+            self.board.make_move(m);
+            let v = -self.qsearch(ctx, -beta, -alpha, ply + 1);
+            self.board.unmake_move();
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    best_move = m;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if v >= beta {
+                        break;
+                    }
+                    alpha = v;
+                }
+            }
+        }
+        if in_check && moves == 0 {
+            return mated_in(ply);
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if pv_node && best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        ctx.tt.store(key, 0, bound, pv_node, best_move, value_to_tt(best, ply), static_eval);
+        best
+    }
+}
+
+impl Shared {
+    #[inline]
+    fn total_nodes_fast(&self, main: &Worker) -> u64 {
+        if self.node_counts.len() == 1 {
+            main.nodes
+        } else {
+            self.total_nodes() - self.node_counts[0].load(Relaxed) + main.nodes
+        }
+    }
+}
+
+/// Everything a worker reads but does not own.
+pub struct Ctx<'a> {
+    pub tt: &'a TranspositionTable,
+    pub shared: &'a Shared,
+    pub limits: &'a Limits,
+    pub config: &'a SearchConfig,
+    pub report: Option<&'a Reporter>,
+}

@@ -1,0 +1,256 @@
+//! Iterative deepening, Lazy SMP and the final `bestmove`.
+//!
+//! [`run`] searches with every worker at once (helpers share only the TT and
+//! the stop flag), waits while pondering or in `go infinite`, stops the
+//! helpers, and reports `bestmove` after all of them have finished. Only
+//! the main worker (id 0) reports `info` lines.
+
+use super::time::budget;
+use super::{
+    Ctx, InfoLine, Limits, Reporter, RootMove, Score, SearchConfig, SearchEvent, Shared, Worker, INFINITE,
+    MATE_IN_MAX_PLY, MAX_PLY,
+};
+use crate::board::Board;
+use crate::tt::{Bound, TranspositionTable};
+use crate::types::Move;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// The result of a finished search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub best: Move,
+    pub ponder: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub root_moves: Vec<RootMove>,
+    pub nodes: u64,
+}
+
+/// Runs a whole search on `board` with `workers.len()` threads.
+pub fn run(
+    board: &Board,
+    limits: &Limits,
+    config: &SearchConfig,
+    tt: &TranspositionTable,
+    shared: &Shared,
+    workers: &mut [Worker],
+    report: Option<&Reporter>,
+) -> Outcome {
+    tt.new_search();
+    let ctx = Ctx { tt, shared, limits, config, report };
+    let root_moves: Vec<RootMove> = board
+        .legal_moves()
+        .iter()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .map(RootMove::new)
+        .collect();
+    for w in workers.iter_mut() {
+        w.board = board.clone();
+        w.root_moves = root_moves.clone();
+        w.completed_depth = 0;
+        w.nodes = 0;
+        w.stopped = false;
+    }
+    let (main, helpers) = match workers.split_first_mut() {
+        Some(x) => x,
+        None => return empty_outcome(),
+    };
+    std::thread::scope(|s| {
+        for h in helpers.iter_mut() {
+            let ctx = &ctx;
+            s.spawn(move || h.iterate(ctx));
+        }
+        main.iterate(&ctx);
+        // In `go infinite` and while pondering, bestmove waits for stop/ponderhit.
+        while (limits.infinite || shared.pondering.load(Relaxed)) && !shared.stop.load(Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        shared.stop.store(true, Relaxed);
+    });
+    let nodes = shared.total_nodes();
+    let Some(best_rm) = main.root_moves.first() else {
+        return Outcome { nodes, ..empty_outcome() };
+    };
+    let best = best_rm.mv;
+    let mut ponder = best_rm.pv.get(1).copied();
+    if ponder.is_none() {
+        // Ask the TT what the opponent's best reply was.
+        let mut b = board.clone();
+        b.make_move(best);
+        ponder = tt.probe(b.key()).map(|e| e.best_move()).filter(|&m| b.is_legal(m));
+    }
+    Outcome {
+        best,
+        ponder,
+        score: best_rm.score,
+        depth: main.completed_depth,
+        root_moves: main.root_moves.clone(),
+        nodes,
+    }
+}
+
+fn empty_outcome() -> Outcome {
+    Outcome { best: Move::NONE, ponder: None, score: 0, depth: 0, root_moves: Vec::new(), nodes: 0 }
+}
+
+impl Worker {
+    /// Iterative deepening with aspiration windows and MultiPV.
+    pub fn iterate(&mut self, ctx: &Ctx) {
+        let limits = ctx.limits;
+        let main = self.id == 0;
+        let (optimum_ms, maximum_ms) = match (&limits.clock, limits.movetime_ms) {
+            (_, Some(mt)) => {
+                let t = mt.saturating_sub(ctx.config.move_overhead_ms).max(1);
+                (t, t)
+            }
+            (Some(clock), None) => {
+                let b = budget(clock, ctx.config.move_overhead_ms);
+                (b.optimum_ms, b.maximum_ms)
+            }
+            _ => (u64::MAX, u64::MAX),
+        };
+        self.maximum_ms = maximum_ms;
+        self.max_nodes = limits.nodes.unwrap_or(u64::MAX);
+        if self.root_moves.is_empty() {
+            if main {
+                let value = if self.board.in_check() { -super::MATE } else { 0 };
+                self.emit(ctx, self.info_for(ctx, 0, 0, value, None));
+            }
+            return;
+        }
+        let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let multipv = ctx.config.multipv.clamp(1, self.root_moves.len());
+        let mut stability = 0;
+        let mut last_best = Move::NONE;
+
+        for depth in 1..=max_depth {
+            // Lazy SMP: helpers skip some depths so threads spread over the tree.
+            if !main && depth > 1 && (depth as usize + self.id) % 4 == 0 {
+                continue;
+            }
+            self.root_depth = depth;
+            for rm in &mut self.root_moves {
+                rm.prev_score = rm.score;
+                rm.nodes = 0;
+            }
+            for pv_idx in 0..multipv {
+                self.pv_idx = pv_idx;
+                self.seldepth = 0;
+                self.aspiration(ctx, depth, pv_idx);
+                self.root_moves[..=pv_idx].sort_by_key(|r| -r.score);
+                if self.stopped {
+                    break;
+                }
+                if main && (pv_idx + 1 == multipv || ctx.shared.elapsed_ms() > 3000) {
+                    for i in 0..=pv_idx {
+                        let rm = &self.root_moves[i];
+                        let info = self.info_for(ctx, depth, i, rm.score, None);
+                        self.emit(ctx, info);
+                    }
+                }
+            }
+            if self.stopped {
+                break;
+            }
+            self.completed_depth = depth;
+
+            if !main {
+                continue;
+            }
+            // Stop conditions checked between iterations (main thread only).
+            let best = self.root_moves[0].mv;
+            if best == last_best {
+                stability += 1;
+            } else {
+                stability = 0;
+                last_best = best;
+            }
+            if let Some(mate) = limits.mate {
+                let v = self.root_moves[0].score;
+                if v >= MATE_IN_MAX_PLY && (super::MATE - v + 1) / 2 <= mate {
+                    break;
+                }
+            }
+            if ctx.shared.pondering.load(Relaxed) || limits.infinite {
+                continue;
+            }
+            if optimum_ms != u64::MAX {
+                let scale = match stability {
+                    0 => 1.4,
+                    1 => 1.1,
+                    2..=3 => 0.9,
+                    _ => 0.7,
+                };
+                let elapsed = ctx.shared.elapsed_ms() as f64;
+                let single_reply = self.root_moves.len() == 1 && depth >= 4;
+                if elapsed > optimum_ms as f64 * scale || single_reply || elapsed > maximum_ms as f64 * 0.9 {
+                    break;
+                }
+            }
+        }
+        ctx.shared.node_counts[self.id].store(self.nodes, Relaxed);
+        if main {
+            ctx.shared.stop.store(true, Relaxed);
+        }
+    }
+
+    /// One root search at `depth` for MultiPV line `pv_idx`, widening the
+    /// window around the previous score until the result falls inside it.
+    fn aspiration(&mut self, ctx: &Ctx, depth: i32, pv_idx: usize) {
+        let prev = self.root_moves[pv_idx].prev_score;
+        let mut delta = 20;
+        let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_IN_MAX_PLY {
+            ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+        } else {
+            (-INFINITE, INFINITE)
+        };
+        loop {
+            let v = self.search(ctx, alpha, beta, depth, 0, false);
+            self.root_moves[pv_idx..].sort_by_key(|r| -r.score);
+            if self.stopped {
+                return;
+            }
+            let bound = if v <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (v - delta).max(-INFINITE);
+                Some(Bound::Upper)
+            } else if v >= beta {
+                beta = (v + delta).min(INFINITE);
+                Some(Bound::Lower)
+            } else {
+                return;
+            };
+            if self.id == 0 && ctx.shared.elapsed_ms() > 3000 {
+                let info = self.info_for(ctx, depth, pv_idx, v, bound);
+                self.emit(ctx, info);
+            }
+            delta += delta / 2;
+        }
+    }
+
+    fn info_for(&self, ctx: &Ctx, depth: i32, idx: usize, value: i32, bound: Option<Bound>) -> InfoLine {
+        let nodes = ctx.shared.total_nodes() - ctx.shared.node_counts[0].load(Relaxed) + self.nodes;
+        let time_ms = ctx.shared.elapsed_ms();
+        let rm = self.root_moves.get(idx);
+        InfoLine {
+            depth: depth.max(1),
+            seldepth: rm.map_or(0, |r| r.seldepth.max(self.seldepth)),
+            multipv: idx + 1,
+            score: Score::from_value(value),
+            value,
+            bound,
+            nodes,
+            nps: nodes * 1000 / time_ms.max(1),
+            hashfull: ctx.tt.hashfull(),
+            tbhits: ctx.shared.tbhits.load(Relaxed),
+            time_ms,
+            pv: rm.map_or_else(Vec::new, |r| r.pv.clone()),
+        }
+    }
+
+    fn emit(&self, ctx: &Ctx, info: InfoLine) {
+        if let Some(report) = ctx.report {
+            report(SearchEvent::Info(info));
+        }
+    }
+}
