@@ -10,12 +10,20 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
 pub struct Cli {
+    /// Option defaults (TOML, keys are UCI option names) applied before the UCI loop.
+    #[arg(long, global = true)]
+    pub config: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Search the fixed bench positions; the last line is `N nodes M nps`.
+    Bench {
+        /// Search depth (default 11).
+        depth: Option<i32>,
+    },
     /// Count leaf nodes of the legal move tree, per root move (like Stockfish's `go perft`).
     Perft {
         depth: u32,
@@ -48,7 +56,18 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         None => {
-            anyhow::bail!("the UCI loop is not built yet");
+            crate::logging::init();
+            let mut uci = crate::uci::Uci::new();
+            if let Some(path) = &cli.config {
+                apply_config(&mut uci, path)?;
+            }
+            uci.run(std::io::stdin().lock());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Bench { depth }) => {
+            let line = crate::bench::run(depth, |l| println!("{l}"));
+            println!("{line}");
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Perft { depth, fen, chess960 }) => {
             let mut board = match fen {
@@ -80,6 +99,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Applies a TOML config whose keys are UCI option names. Unknown keys and
+/// bad values are errors naming them.
+pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let table: toml::Table = text.parse().with_context(|| format!("parsing {}", path.display()))?;
+    let unknown: Vec<&String> = table.keys().filter(|k| crate::engine::options::find(k).is_none()).collect();
+    if !unknown.is_empty() {
+        anyhow::bail!("{}: unknown option(s): {:?}", path.display(), unknown);
+    }
+    for (key, value) in &table {
+        let text = match value {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => anyhow::bail!("{}: option {key}: unsupported value {other}", path.display()),
+        };
+        uci.set_option(key, Some(&text)).with_context(|| format!("{}: option {key}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The `show` report for one FEN; a bad FEN gives an `Error: …` line.

@@ -9,11 +9,15 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod attacks;
+pub mod bench;
 pub mod board;
 pub mod cli;
+pub mod engine;
 pub mod eval;
+pub mod logging;
 pub mod perft;
 pub mod pgn;
 pub mod search;
 pub mod tt;
 pub mod types;
+pub mod uci;

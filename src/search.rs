@@ -120,7 +120,10 @@ pub enum SearchEvent {
     Info(InfoLine),
     /// A free-form message (`info string …`).
     Message(String),
-    BestMove { best: Move, ponder: Option<Move> },
+    BestMove {
+        best: Move,
+        ponder: Option<Move>,
+    },
 }
 
 pub type Reporter = Arc<dyn Fn(SearchEvent) + Send + Sync>;
@@ -368,8 +371,8 @@ impl Worker {
             && self.frames[ply - 2].static_eval != NO_VALUE
             && static_eval > self.frames[ply - 2].static_eval;
         let us = self.board.side_to_move();
-        let non_pawn = self.board.color_bb(us)
-            & !(self.board.type_bb(PieceType::Pawn) | self.board.type_bb(PieceType::King));
+        let non_pawn =
+            self.board.color_bb(us) & !(self.board.type_bb(PieceType::Pawn) | self.board.type_bb(PieceType::King));
 
         // Step 5. Reverse futility pruning.
         if !pv_node && !in_check && depth <= 8 && eval.abs() < TB_WIN_IN_MAX_PLY {
@@ -408,11 +411,8 @@ impl Worker {
         }
 
         // Step 8. The move loop.
-        let mut picker = if root {
-            None
-        } else {
-            Some(MovePicker::main(&self.board, tt_move, self.killers[ply], &self.history))
-        };
+        let mut picker =
+            if root { None } else { Some(MovePicker::main(&self.board, tt_move, self.killers[ply], &self.history)) };
         let mut root_index = self.pv_idx;
         let mut best = -INFINITE;
         let mut best_move = Move::NONE;
@@ -422,7 +422,7 @@ impl Worker {
 
         loop {
             let (m, order_score) = match picker.as_mut() {
-                Some(p) => match p.next() {
+                Some(p) => match p.pick() {
                     Some(x) => x,
                     None => break,
                 },
@@ -617,7 +617,7 @@ impl Worker {
         let mut picker = MovePicker::quiescence(&self.board, tte.map_or(Move::NONE, |e| e.best_move()));
         let mut best_move = Move::NONE;
         let mut moves = 0;
-        while let Some((m, _)) = picker.next() {
+        while let Some((m, _)) = picker.pick() {
             moves += 1;
             if !in_check {
                 if m.promotion_piece().is_some_and(|p| p != PieceType::Queen) {

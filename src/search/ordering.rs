@@ -149,7 +149,7 @@ impl MovePicker {
 
     /// The next best move and its ordering score.
     #[inline]
-    pub fn next(&mut self) -> Option<(Move, i32)> {
+    pub fn pick(&mut self) -> Option<(Move, i32)> {
         let n = self.moves.len();
         if self.next >= n {
             return None;

@@ -1,0 +1,224 @@
+//! The engine facade between the protocol (UCI, self-play) and the search:
+//! options, the current position, and starting/stopping searches.
+//!
+//! A search runs on its own thread (which spawns the Lazy SMP helpers), so
+//! the caller keeps reading commands; `stop`, `ponderhit` and `quit` act on
+//! the shared stop/ponder flags. The engine never prints: search output and
+//! messages go to the [`Reporter`] given at construction.
+
+use crate::board::notation::NotationError;
+use crate::board::{Board, FenError};
+use crate::search::thread::{run, Outcome};
+use crate::search::{Limits, Reporter, SearchConfig, SearchEvent, Shared, Worker};
+use crate::tt::TranspositionTable;
+use parking_lot::Mutex;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use thiserror::Error;
+
+pub mod options;
+pub use options::{OptionKind, OptionSpec, Options, OPTIONS};
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EngineError {
+    #[error("no such option: {0}")]
+    UnknownOption(String),
+    #[error("option {name}: {reason}")]
+    BadOptionValue { name: String, reason: String },
+    #[error("invalid FEN ({0}); position unchanged")]
+    BadFen(#[from] FenError),
+    #[error("move {index} '{text}' is illegal ({source}); position kept after the last legal move")]
+    IllegalMove { index: usize, text: String, source: NotationError },
+}
+
+struct Running {
+    handle: JoinHandle<Outcome>,
+    shared: Arc<Shared>,
+}
+
+pub struct Engine {
+    board: Board,
+    options: Options,
+    tt: Arc<TranspositionTable>,
+    workers: Arc<Mutex<Vec<Worker>>>,
+    running: Option<Running>,
+    report: Reporter,
+    last_outcome: Option<Outcome>,
+}
+
+impl Engine {
+    pub fn new(report: Reporter) -> Engine {
+        let options = Options::default();
+        Engine {
+            board: Board::startpos(),
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            workers: Arc::new(Mutex::new((0..options.threads).map(Worker::new).collect())),
+            options,
+            running: None,
+            report,
+            last_outcome: None,
+        }
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub fn tt(&self) -> &TranspositionTable {
+        &self.tt
+    }
+
+    fn message(&self, text: impl Into<String>) {
+        (self.report)(SearchEvent::Message(text.into()));
+    }
+
+    /// Applies `setoption`. Returns an optional message to show the user.
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, EngineError> {
+        self.wait();
+        let change = self.options.set(name, value)?;
+        use options::Change;
+        Ok(match change {
+            Change::None => None,
+            Change::Hash => {
+                self.resize_tt();
+                Some(format!("Hash set to {} MB", self.tt.size_mb()))
+            }
+            Change::Threads => {
+                let n = self.options.threads;
+                let mut w = self.workers.lock();
+                w.truncate(n);
+                while w.len() < n {
+                    let id = w.len();
+                    w.push(Worker::new(id));
+                }
+                Some(format!("Threads set to {n}"))
+            }
+            Change::ClearHash => {
+                self.tt.clear(self.options.threads);
+                Some("Hash cleared".to_string())
+            }
+            Change::Chess960 => {
+                self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
+                None
+            }
+        })
+    }
+
+    fn resize_tt(&mut self) {
+        let mb = self.options.hash_mb;
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.resize(mb),
+            None => self.tt = Arc::new(TranspositionTable::new(mb)),
+        }
+    }
+
+    pub fn new_game(&mut self) {
+        self.wait();
+        self.tt.clear(self.options.threads);
+        for w in self.workers.lock().iter_mut() {
+            w.clear();
+        }
+    }
+
+    /// Sets the position. A bad FEN leaves the position unchanged; an illegal
+    /// move leaves it after the last legal move and is reported as an error.
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), EngineError> {
+        self.wait();
+        let mut board = match fen {
+            Some(f) => Board::from_fen(f, self.options.chess960)?,
+            None => {
+                let mut b = Board::startpos();
+                b.set_chess960(self.options.chess960);
+                b
+            }
+        };
+        let mut result = Ok(());
+        for (i, text) in moves.iter().enumerate() {
+            match board.parse_uci(text) {
+                Ok(m) => board.make_move(m),
+                Err(source) => {
+                    result = Err(EngineError::IllegalMove { index: i + 1, text: text.to_string(), source });
+                    break;
+                }
+            }
+        }
+        self.board = board;
+        result
+    }
+
+    /// Starts a search in the background; `bestmove` arrives through the reporter.
+    pub fn go(&mut self, limits: Limits) {
+        self.wait();
+        let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
+        let config = SearchConfig { multipv: self.options.multipv, move_overhead_ms: self.options.move_overhead_ms };
+        let board = self.board.clone();
+        let tt = Arc::clone(&self.tt);
+        let workers = Arc::clone(&self.workers);
+        let report = Arc::clone(&self.report);
+        let sh = Arc::clone(&shared);
+        let spawn = std::thread::Builder::new().name("search".into()).stack_size(32 << 20).spawn(move || {
+            let mut ws = workers.lock();
+            let out = run(&board, &limits, &config, &tt, &sh, &mut ws, Some(&report));
+            report(SearchEvent::BestMove { best: out.best, ponder: out.ponder });
+            out
+        });
+        match spawn {
+            Ok(handle) => self.running = Some(Running { handle, shared }),
+            Err(e) => self.message(format!("cannot start the search thread: {e}")),
+        }
+    }
+
+    /// Searches synchronously and returns the outcome (bench, self-play, tools).
+    pub fn search_sync(&mut self, limits: Limits) -> Option<Outcome> {
+        self.go(limits);
+        self.wait();
+        self.last_outcome.clone()
+    }
+
+    pub fn is_searching(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Asks a running search to stop (bestmove follows promptly).
+    pub fn stop(&mut self) {
+        if let Some(r) = &self.running {
+            r.shared.pondering.store(false, Relaxed);
+            r.shared.stop.store(true, Relaxed);
+        }
+        self.wait();
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a
+    /// normal timed search.
+    pub fn ponderhit(&mut self) {
+        if let Some(r) = &self.running {
+            r.shared.pondering.store(false, Relaxed);
+        }
+    }
+
+    /// Waits for a running search to finish.
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            match r.handle.join() {
+                Ok(out) => self.last_outcome = Some(out),
+                Err(_) => self.message("the search thread failed; the engine keeps running"),
+            }
+        }
+    }
+
+    pub fn last_outcome(&self) -> Option<&Outcome> {
+        self.last_outcome.as_ref()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,171 @@
+//! UCI options: their specifications (for the `uci` answer and config files)
+//! and their current values.
+
+use super::EngineError;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Spin { default: i64, min: i64, max: i64 },
+    Check { default: bool },
+    Str { default: &'static str },
+    Button,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub kind: OptionKind,
+    pub help: &'static str,
+}
+
+/// Every option the engine understands, in the order `uci` lists them.
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "Hash",
+        kind: OptionKind::Spin { default: 16, min: 1, max: 65536 },
+        help: "Transposition table size in MB",
+    },
+    OptionSpec {
+        name: "Threads",
+        kind: OptionKind::Spin { default: 1, min: 1, max: 256 },
+        help: "Search threads (Lazy SMP)",
+    },
+    OptionSpec { name: "Clear Hash", kind: OptionKind::Button, help: "Empty the transposition table" },
+    OptionSpec {
+        name: "MultiPV",
+        kind: OptionKind::Spin { default: 1, min: 1, max: 256 },
+        help: "Number of principal variations reported",
+    },
+    OptionSpec {
+        name: "Move Overhead",
+        kind: OptionKind::Spin { default: 20, min: 0, max: 5000 },
+        help: "Milliseconds kept in reserve per move for GUI and pipe latency",
+    },
+    OptionSpec { name: "Ponder", kind: OptionKind::Check { default: false }, help: "Allow pondering (GUI hint)" },
+    OptionSpec {
+        name: "UCI_Chess960",
+        kind: OptionKind::Check { default: false },
+        help: "Chess960: castling written king-takes-rook (e1h1), Shredder-FEN",
+    },
+    OptionSpec {
+        name: "UCI_ShowWDL",
+        kind: OptionKind::Check { default: false },
+        help: "Add `wdl W D L` (per mille) to info lines",
+    },
+    OptionSpec {
+        name: "Debug Log File",
+        kind: OptionKind::Str { default: "" },
+        help: "Log UCI traffic and diagnostics to this file (empty: warnings to stderr only)",
+    },
+];
+
+/// What changed, so the engine can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    None,
+    Hash,
+    Threads,
+    ClearHash,
+    Chess960,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead_ms: u64,
+    pub ponder: bool,
+    pub chess960: bool,
+    pub show_wdl: bool,
+    pub debug_log_file: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 20,
+            ponder: false,
+            chess960: false,
+            show_wdl: false,
+            debug_log_file: String::new(),
+        }
+    }
+}
+
+pub fn find(name: &str) -> Option<&'static OptionSpec> {
+    OPTIONS.iter().find(|o| o.name.eq_ignore_ascii_case(name.trim()))
+}
+
+fn bad(name: &str, reason: impl Into<String>) -> EngineError {
+    EngineError::BadOptionValue { name: name.to_string(), reason: reason.into() }
+}
+
+/// Parses a spin value and checks its range.
+pub fn parse_spin(spec: &OptionSpec, value: Option<&str>) -> Result<i64, EngineError> {
+    let OptionKind::Spin { min, max, .. } = spec.kind else {
+        return Err(bad(spec.name, "not a spin option"));
+    };
+    let text = value.ok_or_else(|| bad(spec.name, "missing value"))?.trim();
+    let v: i64 = text.parse().map_err(|_| bad(spec.name, format!("'{text}' is not an integer")))?;
+    if !(min..=max).contains(&v) {
+        return Err(bad(spec.name, format!("{v} is outside {min}..={max}")));
+    }
+    Ok(v)
+}
+
+pub fn parse_check(spec: &OptionSpec, value: Option<&str>) -> Result<bool, EngineError> {
+    match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        other => Err(bad(spec.name, format!("expected true or false, got {other:?}"))),
+    }
+}
+
+impl Options {
+    /// Sets one option by its UCI name (case-insensitive, as UCI asks).
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, EngineError> {
+        let spec = find(name).ok_or_else(|| EngineError::UnknownOption(name.trim().to_string()))?;
+        Ok(match spec.name {
+            "Hash" => {
+                self.hash_mb = parse_spin(spec, value)? as usize;
+                Change::Hash
+            }
+            "Threads" => {
+                self.threads = parse_spin(spec, value)? as usize;
+                Change::Threads
+            }
+            "Clear Hash" => Change::ClearHash,
+            "MultiPV" => {
+                self.multipv = parse_spin(spec, value)? as usize;
+                Change::None
+            }
+            "Move Overhead" => {
+                self.move_overhead_ms = parse_spin(spec, value)? as u64;
+                Change::None
+            }
+            "Ponder" => {
+                self.ponder = parse_check(spec, value)?;
+                Change::None
+            }
+            "UCI_Chess960" => {
+                self.chess960 = parse_check(spec, value)?;
+                Change::Chess960
+            }
+            "UCI_ShowWDL" => {
+                self.show_wdl = parse_check(spec, value)?;
+                Change::None
+            }
+            "Debug Log File" => {
+                let path = value.unwrap_or("").trim().to_string();
+                crate::logging::set_log_file(&path).map_err(|e| bad(spec.name, e.to_string()))?;
+                self.debug_log_file = path;
+                Change::None
+            }
+            _ => Change::None,
+        })
+    }
+}
