@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench deps clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench deps clean
 
 all: build
 
@@ -49,3 +49,9 @@ perft-bench:
 clean:
 	$(CARGO) clean
 	rm -rf $(VENV) $(EXE)
+
+# Time to depth 14 on the first 10 bench positions (middlegames), 1 vs 2 threads.
+smp-bench: build
+	@t1=$$(./$(EXE) bench 14 --threads 1 --hash 64 --count 10 | sed -n 's/^Total time (ms) : //p'); \
+	t2=$$(./$(EXE) bench 14 --threads 2 --hash 64 --count 10 | sed -n 's/^Total time (ms) : //p'); \
+	echo "time to depth 14 (10 positions): Threads 1: $$t1 ms, Threads 2: $$t2 ms, speed-up: $$(awk "BEGIN{printf \"%.2f\", $$t1/$$t2}")"

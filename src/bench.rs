@@ -64,30 +64,59 @@ pub const POSITIONS: [&str; 50] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
 ];
 
-/// Runs the bench; `progress` receives one line per position. Returns the
-/// final `N nodes M nps` line.
-pub fn run(depth: Option<i32>, mut progress: impl FnMut(&str)) -> String {
-    let depth = depth.unwrap_or(DEFAULT_DEPTH).clamp(1, 64);
-    let tt = TranspositionTable::new(16);
-    let mut workers = vec![Worker::new(0)];
+/// Totals of a bench run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchResult {
+    pub nodes: u64,
+    pub ms: u64,
+}
+
+impl BenchResult {
+    /// The signature line: `N nodes M nps`.
+    pub fn line(&self) -> String {
+        format!("{} nodes {} nps", self.nodes, self.nodes * 1000 / self.ms.max(1))
+    }
+}
+
+/// Runs the standard bench (1 thread, 16 MB, all positions); `progress`
+/// receives one line per position. Returns the final `N nodes M nps` line.
+pub fn run(depth: Option<i32>, progress: impl FnMut(&str)) -> String {
+    run_with(depth.unwrap_or(DEFAULT_DEPTH), 1, 16, POSITIONS.len(), progress).line()
+}
+
+/// Searches the first `count` positions to `depth` with `threads` threads
+/// and a fresh `hash_mb` table per position.
+pub fn run_with(
+    depth: i32,
+    threads: usize,
+    hash_mb: usize,
+    count: usize,
+    mut progress: impl FnMut(&str),
+) -> BenchResult {
+    let depth = depth.clamp(1, 64);
+    let tt = TranspositionTable::new(hash_mb.max(1));
+    let mut workers: Vec<Worker> = (0..threads.max(1)).map(Worker::new).collect();
     let config = SearchConfig::default();
     let limits = Limits { depth: Some(depth), ..Limits::default() };
-    let start = Instant::now();
-    let mut total = 0u64;
-    for (i, fen) in POSITIONS.iter().enumerate() {
+    let mut total = BenchResult { nodes: 0, ms: 0 };
+    for (i, fen) in POSITIONS.iter().take(count).enumerate() {
         let Ok(board) = Board::from_fen(fen, false) else {
             progress(&format!("position {}: invalid FEN skipped", i + 1));
             continue;
         };
-        tt.clear(1);
-        workers[0].clear();
-        let shared = Shared::new(1, false);
+        tt.clear(threads);
+        for w in &mut workers {
+            w.clear();
+        }
+        let shared = Shared::new(workers.len(), false);
+        let start = Instant::now();
         let out = thread::run(&board, &limits, &config, &tt, &shared, &mut workers, None);
-        total += out.nodes;
-        progress(&format!("position {:>2}/{}: {:>10} nodes  {}", i + 1, POSITIONS.len(), out.nodes, fen));
+        let ms = start.elapsed().as_millis() as u64;
+        total.nodes += out.nodes;
+        total.ms += ms;
+        progress(&format!("position {:>2}/{count}: {:>10} nodes {:>7} ms  {fen}", i + 1, out.nodes, ms));
     }
-    let ms = start.elapsed().as_millis().max(1) as u64;
-    format!("{total} nodes {} nps", total * 1000 / ms)
+    total
 }
 
 #[cfg(test)]

@@ -23,6 +23,15 @@ pub enum Command {
     Bench {
         /// Search depth (default 11).
         depth: Option<i32>,
+        /// Search threads (the signature uses 1).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash in MB (the signature uses 16).
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// Use only the first N positions.
+        #[arg(long, default_value_t = crate::bench::POSITIONS.len())]
+        count: usize,
     },
     /// Count leaf nodes of the legal move tree, per root move (like Stockfish's `go perft`).
     Perft {
@@ -64,9 +73,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             uci.run(std::io::stdin().lock());
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Bench { depth }) => {
-            let line = crate::bench::run(depth, |l| println!("{l}"));
-            println!("{line}");
+        Some(Command::Bench { depth, threads, hash, count }) => {
+            let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
+            let r = crate::bench::run_with(depth, threads, hash, count, |l| println!("{l}"));
+            println!("Total time (ms) : {}", r.ms);
+            println!("{}", r.line());
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Perft { depth, fen, chess960 }) => {

@@ -80,7 +80,7 @@ impl Engine {
 
     /// Applies `setoption`. Returns an optional message to show the user.
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, EngineError> {
-        self.wait();
+        self.stop();
         let change = self.options.set(name, value)?;
         use options::Change;
         Ok(match change {
@@ -119,7 +119,7 @@ impl Engine {
     }
 
     pub fn new_game(&mut self) {
-        self.wait();
+        self.stop();
         self.tt.clear(self.options.threads);
         for w in self.workers.lock().iter_mut() {
             w.clear();
@@ -129,7 +129,7 @@ impl Engine {
     /// Sets the position. A bad FEN leaves the position unchanged; an illegal
     /// move leaves it after the last legal move and is reported as an error.
     pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), EngineError> {
-        self.wait();
+        self.stop();
         let mut board = match fen {
             Some(f) => Board::from_fen(f, self.options.chess960)?,
             None => {
@@ -152,9 +152,11 @@ impl Engine {
         result
     }
 
-    /// Starts a search in the background; `bestmove` arrives through the reporter.
+    /// Starts a search in the background; `bestmove` arrives through the
+    /// reporter. A search still running (a GUI that forgot `stop`) is stopped
+    /// first, so commands never wait on a `go infinite`.
     pub fn go(&mut self, limits: Limits) {
-        self.wait();
+        self.stop();
         let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
         let config = SearchConfig { multipv: self.options.multipv, move_overhead_ms: self.options.move_overhead_ms };
         let board = self.board.clone();
@@ -176,6 +178,9 @@ impl Engine {
 
     /// Searches synchronously and returns the outcome (bench, self-play, tools).
     pub fn search_sync(&mut self, limits: Limits) -> Option<Outcome> {
+        if limits.infinite || limits.ponder {
+            return None;
+        }
         self.go(limits);
         self.wait();
         self.last_outcome.clone()
@@ -222,3 +227,6 @@ impl Drop for Engine {
         self.stop();
     }
 }
+
+#[cfg(test)]
+mod tests;

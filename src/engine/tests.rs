@@ -1,0 +1,113 @@
+//! Engine-level behaviour: positions, options, search results.
+
+use super::*;
+use crate::search::{Limits, Score};
+
+fn quiet_engine() -> Engine {
+    Engine::new(Arc::new(|_| {}))
+}
+
+fn depth(d: i32) -> Limits {
+    Limits { depth: Some(d), ..Limits::default() }
+}
+
+#[test]
+fn illegal_move_keeps_position_after_last_legal_move() {
+    let mut e = quiet_engine();
+    let err = e.set_position(None, &["e2e4", "e7e5", "e1e8", "g1f3"]).unwrap_err();
+    assert!(matches!(err, EngineError::IllegalMove { index: 3, .. }));
+    assert_eq!(e.board().fen(), "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+}
+
+#[test]
+fn bad_fen_leaves_position_unchanged() {
+    let mut e = quiet_engine();
+    e.set_position(None, &["d2d4"]).unwrap();
+    let before = e.board().fen();
+    assert!(matches!(e.set_position(Some("8/8/8 w - - 0 1"), &[]), Err(EngineError::BadFen(_))));
+    assert_eq!(e.board().fen(), before);
+}
+
+#[test]
+fn finds_mate_in_two() {
+    let mut e = quiet_engine();
+    // 1.Kc7 Ka7 2.Ra1# (Stockfish 15.1: score mate 2, pv d6c7 a8a7 b1a1).
+    e.set_position(Some("k7/8/3K4/8/8/8/8/1R6 w - - 0 1"), &[]).unwrap();
+    let out = e.search_sync(Limits { mate: Some(2), depth: Some(20), ..Limits::default() }).unwrap();
+    assert_eq!(Score::from_value(out.score), Score::Mate(2));
+    assert_eq!(e.board().move_to_uci(out.best), "d6c7");
+}
+
+#[test]
+fn searchmoves_restricts_the_best_move() {
+    let mut e = quiet_engine();
+    let only = e.board().parse_uci("a2a3").unwrap();
+    let out = e.search_sync(Limits { depth: Some(6), searchmoves: vec![only], ..Limits::default() }).unwrap();
+    assert_eq!(out.best, only);
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let mut e = quiet_engine();
+    e.set_option("MultiPV", Some("3")).unwrap();
+    let out = e.search_sync(depth(6)).unwrap();
+    let top: Vec<_> = out.root_moves.iter().take(3).map(|r| r.mv).collect();
+    assert_eq!(top.len(), 3);
+    assert!(top[0] != top[1] && top[1] != top[2] && top[0] != top[2]);
+    assert!(out.root_moves[2].score > -crate::search::INFINITE);
+}
+
+#[test]
+fn no_legal_move_gives_null_bestmove() {
+    let mut e = quiet_engine();
+    e.set_position(Some("7k/5Q2/8/8/8/8/8/6K1 b - - 0 1"), &[]).unwrap();
+    let out = e.search_sync(depth(5)).unwrap();
+    assert!(out.best.is_none());
+}
+
+#[test]
+fn node_limit_is_respected_with_one_thread() {
+    let mut e = quiet_engine();
+    let out = e.search_sync(Limits { nodes: Some(20_000), ..Limits::default() }).unwrap();
+    assert!(out.nodes <= 20_000 + 1, "{}", out.nodes);
+    assert!(e.board().is_legal(out.best));
+}
+
+#[test]
+fn fixed_node_search_is_deterministic() {
+    let run = || {
+        let mut e = quiet_engine();
+        e.set_position(Some("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"), &[]).unwrap();
+        let o = e.search_sync(Limits { nodes: Some(50_000), ..Limits::default() }).unwrap();
+        (o.best, o.score, o.root_moves.iter().map(|r| r.nodes).collect::<Vec<_>>())
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn two_threads_search_returns_a_legal_move() {
+    let mut e = quiet_engine();
+    e.set_option("Threads", Some("2")).unwrap();
+    let out = e.search_sync(depth(10)).unwrap();
+    assert!(e.board().is_legal(out.best));
+    assert!(out.depth >= 10);
+}
+
+#[test]
+fn rejects_unknown_options_and_out_of_range_values() {
+    let mut e = quiet_engine();
+    assert!(matches!(e.set_option("NoSuchOption", Some("1")), Err(EngineError::UnknownOption(_))));
+    assert!(matches!(e.set_option("Hash", Some("abc")), Err(EngineError::BadOptionValue { .. })));
+    assert!(matches!(e.set_option("Threads", Some("0")), Err(EngineError::BadOptionValue { .. })));
+    assert!(matches!(e.set_option("UCI_ShowWDL", Some("maybe")), Err(EngineError::BadOptionValue { .. })));
+    assert!(e.set_option("hash", Some("8")).is_ok(), "names are case-insensitive");
+    assert_eq!(e.tt().size_mb(), 8);
+}
+
+#[test]
+fn avoids_a_losing_capture_and_takes_a_free_queen() {
+    let mut e = quiet_engine();
+    e.set_position(Some("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"), &[]).unwrap();
+    let out = e.search_sync(depth(6)).unwrap();
+    assert_eq!(e.board().move_to_uci(out.best), "d2d5");
+}
