@@ -10,6 +10,7 @@ use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
 use crate::search::thread::{run, Outcome};
 use crate::search::{Limits, Reporter, SearchConfig, SearchEvent, Shared, Worker};
+use crate::tt::persist::{self, SfttHeader};
 use crate::tt::TranspositionTable;
 use parking_lot::Mutex;
 use std::sync::atomic::Ordering::Relaxed;
@@ -36,6 +37,15 @@ pub enum EngineError {
 struct Running {
     handle: JoinHandle<Outcome>,
     shared: Arc<Shared>,
+    fen: String,
+}
+
+/// What the last finished search was about (the SFTT header fields).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastSearch {
+    pub fen: String,
+    pub nodes: u64,
+    pub depth: i32,
 }
 
 pub struct Engine {
@@ -46,6 +56,7 @@ pub struct Engine {
     running: Option<Running>,
     report: Reporter,
     last_outcome: Option<Outcome>,
+    last_search: Option<LastSearch>,
 }
 
 impl Engine {
@@ -59,6 +70,7 @@ impl Engine {
             running: None,
             report,
             last_outcome: None,
+            last_search: None,
         }
     }
 
@@ -80,6 +92,14 @@ impl Engine {
 
     /// Applies `setoption`. Returns an optional message to show the user.
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, EngineError> {
+        let file_action = options::find(name).is_some_and(|s| matches!(s.name, "Save Hash to File" | "Load Hash from File"));
+        if file_action && self.is_searching() {
+            // Never write a table that is still changing, nor stop the user's analysis.
+            return Err(EngineError::BadOptionValue {
+                name: name.trim().to_string(),
+                reason: "refused while a search is running; send stop first".into(),
+            });
+        }
         self.stop();
         let change = self.options.set(name, value)?;
         use options::Change;
@@ -99,10 +119,17 @@ impl Engine {
                 }
                 Some(format!("Threads set to {n}"))
             }
+            Change::ClearHash if self.options.never_clear_hash => Some("Never Clear Hash is on: table kept".into()),
             Change::ClearHash => {
                 self.tt.clear(self.options.threads);
                 Some("Hash cleared".to_string())
             }
+            Change::SaveHash => Some(self.save_hash()),
+            Change::LoadHash => Some(self.load_hash()),
+            Change::PersistentHash if self.options.persistent_hash && !self.options.hash_file.is_empty() => {
+                Some(self.load_hash())
+            }
+            Change::PersistentHash => None,
             Change::Chess960 => {
                 self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
                 None
@@ -120,7 +147,9 @@ impl Engine {
 
     pub fn new_game(&mut self) {
         self.stop();
-        self.tt.clear(self.options.threads);
+        if !self.options.never_clear_hash {
+            self.tt.clear(self.options.threads);
+        }
         for w in self.workers.lock().iter_mut() {
             w.clear();
         }
@@ -171,7 +200,7 @@ impl Engine {
             out
         });
         match spawn {
-            Ok(handle) => self.running = Some(Running { handle, shared }),
+            Ok(handle) => self.running = Some(Running { handle, shared, fen: self.board.fen() }),
             Err(e) => self.message(format!("cannot start the search thread: {e}")),
         }
     }
@@ -211,7 +240,10 @@ impl Engine {
     pub fn wait(&mut self) {
         if let Some(r) = self.running.take() {
             match r.handle.join() {
-                Ok(out) => self.last_outcome = Some(out),
+                Ok(out) => {
+                    self.last_search = Some(LastSearch { fen: r.fen, nodes: out.nodes, depth: out.depth });
+                    self.last_outcome = Some(out);
+                }
                 Err(_) => self.message("the search thread failed; the engine keeps running"),
             }
         }
@@ -219,6 +251,53 @@ impl Engine {
 
     pub fn last_outcome(&self) -> Option<&Outcome> {
         self.last_outcome.as_ref()
+    }
+
+    pub fn last_search(&self) -> Option<&LastSearch> {
+        self.last_search.as_ref()
+    }
+
+    /// `Save Hash to File`: the message to show (entries, bytes, time, or why not).
+    pub fn save_hash(&mut self) -> String {
+        let path = self.options.hash_file.clone();
+        if path.is_empty() {
+            return "Save Hash to File: set Hash File first".into();
+        }
+        let header = SfttHeader {
+            root_pos: self.last_search.as_ref().map(|s| s.fen.clone()),
+            nodes: self.last_search.as_ref().map_or(0, |s| s.nodes),
+            root_depth: self.last_search.as_ref().map_or(0, |s| s.depth.clamp(0, 255) as u8),
+            min_entry_depth: self.options.hash_file_min_depth,
+        };
+        match persist::save(&self.tt, &header, std::path::Path::new(&path)) {
+            Ok(stats) => format!("Saved hash to {path}: {}", stats.describe()),
+            Err(e) => format!("Save Hash to File failed, previous file kept: {e}"),
+        }
+    }
+
+    /// `Load Hash from File`: validates the whole file first; on error the
+    /// table is untouched.
+    pub fn load_hash(&mut self) -> String {
+        let path = self.options.hash_file.clone();
+        if path.is_empty() {
+            return "Load Hash from File: set Hash File first".into();
+        }
+        match persist::load(&self.tt, std::path::Path::new(&path)) {
+            Ok((header, stats)) => {
+                let root = header.root_pos.as_deref().unwrap_or("none");
+                format!("Loaded hash from {path}: {} (root {root}, depth {})", stats.describe(), header.root_depth)
+            }
+            Err(e) => format!("Load Hash from File failed, table unchanged: {e}"),
+        }
+    }
+
+    /// Called at `quit`: saves the table when `Persistent Hash` is on.
+    pub fn shutdown(&mut self) {
+        self.stop();
+        if self.options.persistent_hash && !self.options.hash_file.is_empty() {
+            let msg = self.save_hash();
+            self.message(msg);
+        }
     }
 }
 

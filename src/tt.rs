@@ -18,6 +18,8 @@
 //! high half of `key × bucket_count`. Replacement prefers the same key, then
 //! an empty slot, then the slot with the lowest `depth − 8 × age`.
 
+pub mod persist;
+
 use crate::types::Move;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 

@@ -140,14 +140,20 @@ impl Uci {
         Ok(())
     }
 
-    /// Reads commands until `quit` or end of input.
-    pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else {
-                self.info("input is not valid UTF-8; line ignored");
-                continue;
-            };
-            tracing::debug!("<< {line}");
+    /// Reads commands until `quit` or end of input. Lines are read as bytes:
+    /// invalid UTF-8 is replaced, never fatal.
+    pub fn run(&mut self, mut input: impl BufRead) {
+        let mut buf = Vec::with_capacity(256);
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+            let line = String::from_utf8_lossy(&buf);
+            tracing::debug!("<< {}", line.trim_end());
             let quit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(&line)));
             match quit {
                 Ok(true) => break,
@@ -155,7 +161,7 @@ impl Uci {
                 Err(_) => self.info("internal error while handling that line; still running"),
             }
         }
-        self.engine.stop();
+        self.engine.shutdown();
     }
 
     /// Handles one line; returns true on `quit`.

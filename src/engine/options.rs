@@ -53,6 +53,28 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "Add `wdl W D L` (per mille) to info lines",
     },
     OptionSpec {
+        name: "Hash File",
+        kind: OptionKind::Str { default: "" },
+        help: "SFTT file for Save/Load Hash and Persistent Hash",
+    },
+    OptionSpec { name: "Save Hash to File", kind: OptionKind::Button, help: "Write the TT to Hash File (SFTT)" },
+    OptionSpec { name: "Load Hash from File", kind: OptionKind::Button, help: "Read Hash File into the TT" },
+    OptionSpec {
+        name: "Never Clear Hash",
+        kind: OptionKind::Check { default: false },
+        help: "ucinewgame and Clear Hash keep the table",
+    },
+    OptionSpec {
+        name: "Persistent Hash",
+        kind: OptionKind::Check { default: false },
+        help: "Load Hash File when set (or at start), save it at quit",
+    },
+    OptionSpec {
+        name: "Hash File Min Depth",
+        kind: OptionKind::Spin { default: 0, min: 0, max: 255 },
+        help: "Only entries at least this deep are saved (min_entry_depth)",
+    },
+    OptionSpec {
         name: "Debug Log File",
         kind: OptionKind::Str { default: "" },
         help: "Log UCI traffic and diagnostics to this file (empty: warnings to stderr only)",
@@ -67,6 +89,10 @@ pub enum Change {
     Threads,
     ClearHash,
     Chess960,
+    SaveHash,
+    LoadHash,
+    /// Persistent Hash or Hash File changed: load if persistence is on.
+    PersistentHash,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +105,10 @@ pub struct Options {
     pub chess960: bool,
     pub show_wdl: bool,
     pub debug_log_file: String,
+    pub hash_file: String,
+    pub never_clear_hash: bool,
+    pub persistent_hash: bool,
+    pub hash_file_min_depth: u8,
 }
 
 impl Default for Options {
@@ -92,6 +122,10 @@ impl Default for Options {
             chess960: false,
             show_wdl: false,
             debug_log_file: String::new(),
+            hash_file: String::new(),
+            never_clear_hash: false,
+            persistent_hash: false,
+            hash_file_min_depth: 0,
         }
     }
 }
@@ -157,6 +191,24 @@ impl Options {
             }
             "UCI_ShowWDL" => {
                 self.show_wdl = parse_check(spec, value)?;
+                Change::None
+            }
+            "Hash File" => {
+                self.hash_file = value.unwrap_or("").trim().to_string();
+                Change::PersistentHash
+            }
+            "Save Hash to File" => Change::SaveHash,
+            "Load Hash from File" => Change::LoadHash,
+            "Never Clear Hash" => {
+                self.never_clear_hash = parse_check(spec, value)?;
+                Change::None
+            }
+            "Persistent Hash" => {
+                self.persistent_hash = parse_check(spec, value)?;
+                Change::PersistentHash
+            }
+            "Hash File Min Depth" => {
+                self.hash_file_min_depth = parse_spin(spec, value)? as u8;
                 Change::None
             }
             "Debug Log File" => {

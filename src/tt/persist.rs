@@ -1,0 +1,282 @@
+//! SFTT: the transposition table saved to disk (seed 000, FORMATS.md).
+//! All integers little-endian.
+//!
+//! | offset | size | field             | validated                                   |
+//! |--------|------|-------------------|---------------------------------------------|
+//! | 0      | 4    | magic `"SFTT"`    | exact                                       |
+//! | 4      | 1    | version           | must be 1 (engine keys)                     |
+//! | 5      | 91   | root_pos          | FEN padded with NUL, or all NUL; must parse |
+//! | 96     | 8    | nodes (u64)       | —                                           |
+//! | 104    | 1    | root_depth        | —                                           |
+//! | 105    | 1    | min_entry_depth   | —                                           |
+//! | 106    | 22   | reserved          | all zero                                    |
+//! | 128    | 16·n | entries           | file size must be exactly 128 + 16·n        |
+//!
+//! Entry (16 bytes, exactly the engine's TT entry, see [`crate::tt`]):
+//!
+//! | offset | size | field        | validated                                          |
+//! |--------|------|--------------|----------------------------------------------------|
+//! | 0      | 8    | key64        | —                                                  |
+//! | 8      | 1    | depth8       | non-zero; depth8 − 7 ≥ min_entry_depth             |
+//! | 9      | 1    | gen_bound8   | bound bits (0–1) non-zero                          |
+//! | 10     | 2    | move         | not checked here: moves are matched against the legal moves before use |
+//! | 12     | 2    | value (i16)  | —                                                  |
+//! | 14     | 2    | eval (i16)   | —                                                  |
+//!
+//! Saving writes every entry whose depth is at least `min_entry_depth` into a
+//! temporary file in the target directory through a large buffer, syncs it
+//! and renames it over the old file, so a crash or a full disk never leaves a
+//! damaged file in its place. Loading validates the whole file before it
+//! touches the table.
+
+use super::{TranspositionTable, TtEntry, DEPTH_OFFSET};
+use crate::board::Board;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use thiserror::Error;
+
+pub const MAGIC: &[u8; 4] = b"SFTT";
+pub const VERSION: u8 = 1;
+pub const HEADER_LEN: usize = 128;
+pub const ENTRY_LEN: usize = 16;
+const ROOT_POS: std::ops::Range<usize> = 5..96;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SfttError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("truncated: the file has {len} bytes, the header needs {HEADER_LEN} (offset {len})")]
+    Truncated { len: u64 },
+    #[error("bad magic at offset 0: expected \"SFTT\"")]
+    BadMagic,
+    #[error("unsupported version {version} at offset 4 (expected {VERSION})")]
+    UnsupportedVersion { version: u8 },
+    #[error("root_pos at offset {offset}: {reason}")]
+    BadRootPos { offset: usize, reason: String },
+    #[error("reserved byte at offset {offset} is {value:#04x}, must be 0")]
+    NonZeroReserved { offset: usize, value: u8 },
+    #[error("size {len} is not 128 + 16·n: {extra} trailing bytes at offset {offset}")]
+    BadSize { len: u64, extra: u64, offset: u64 },
+    #[error("entry {index} at offset {offset}: depth8 is 0 (an empty slot)")]
+    EmptyEntry { index: u64, offset: u64 },
+    #[error("entry {index} at offset {offset}: bound bits are 0")]
+    BadBound { index: u64, offset: u64 },
+    #[error("entry {index} at offset {offset}: depth {depth} is below min_entry_depth {min}")]
+    BelowMinDepth { index: u64, offset: u64, depth: i32, min: u8 },
+}
+
+/// The header fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SfttHeader {
+    /// FEN of the last searched position.
+    pub root_pos: Option<String>,
+    pub nodes: u64,
+    pub root_depth: u8,
+    pub min_entry_depth: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub entries: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+}
+
+impl Stats {
+    pub fn describe(&self) -> String {
+        let mb = self.bytes as f64 / (1024.0 * 1024.0);
+        let rate = if self.seconds > 0.0 { mb / self.seconds } else { 0.0 };
+        format!("{} entries, {} bytes, {:.3} s ({rate:.0} MB/s)", self.entries, self.bytes, self.seconds)
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SfttError + '_ {
+    move |source| SfttError::Io { path: path.to_path_buf(), source }
+}
+
+pub fn encode_header(h: &SfttHeader) -> [u8; HEADER_LEN] {
+    let mut b = [0u8; HEADER_LEN];
+    b[0..4].copy_from_slice(MAGIC);
+    b[4] = VERSION;
+    if let Some(fen) = &h.root_pos {
+        let bytes = fen.as_bytes();
+        let n = bytes.len().min(ROOT_POS.len());
+        b[ROOT_POS.start..ROOT_POS.start + n].copy_from_slice(&bytes[..n]);
+    }
+    b[96..104].copy_from_slice(&h.nodes.to_le_bytes());
+    b[104] = h.root_depth;
+    b[105] = h.min_entry_depth;
+    b
+}
+
+pub fn encode_entry(e: &TtEntry) -> [u8; ENTRY_LEN] {
+    let mut b = [0u8; ENTRY_LEN];
+    b[0..8].copy_from_slice(&e.key.to_le_bytes());
+    b[8] = e.depth8;
+    b[9] = e.gen_bound8;
+    b[10..12].copy_from_slice(&e.mv.to_le_bytes());
+    b[12..14].copy_from_slice(&e.value.to_le_bytes());
+    b[14..16].copy_from_slice(&e.eval.to_le_bytes());
+    b
+}
+
+fn decode_entry(b: &[u8; ENTRY_LEN]) -> TtEntry {
+    TtEntry {
+        key: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        depth8: b[8],
+        gen_bound8: b[9],
+        mv: u16::from_le_bytes([b[10], b[11]]),
+        value: i16::from_le_bytes([b[12], b[13]]),
+        eval: i16::from_le_bytes([b[14], b[15]]),
+    }
+}
+
+/// Validates and parses the header.
+pub fn parse_header(bytes: &[u8]) -> Result<SfttHeader, SfttError> {
+    let Some(b) = bytes.get(..HEADER_LEN) else {
+        return Err(SfttError::Truncated { len: bytes.len() as u64 });
+    };
+    if &b[0..4] != MAGIC {
+        return Err(SfttError::BadMagic);
+    }
+    if b[4] != VERSION {
+        return Err(SfttError::UnsupportedVersion { version: b[4] });
+    }
+    let raw = &b[ROOT_POS];
+    let len = raw.iter().position(|&c| c == 0).unwrap_or(raw.len());
+    if let Some(i) = raw[len..].iter().position(|&c| c != 0) {
+        let offset = ROOT_POS.start + len + i;
+        return Err(SfttError::BadRootPos { offset, reason: "non-NUL byte after the NUL padding".into() });
+    }
+    let root_pos = if len == 0 {
+        None
+    } else {
+        let text = std::str::from_utf8(&raw[..len])
+            .map_err(|e| SfttError::BadRootPos { offset: ROOT_POS.start + e.valid_up_to(), reason: "not UTF-8".into() })?;
+        Board::from_fen(text, false)
+            .map_err(|e| SfttError::BadRootPos { offset: ROOT_POS.start, reason: format!("invalid FEN: {e}") })?;
+        Some(text.to_string())
+    };
+    for (i, &v) in b[106..HEADER_LEN].iter().enumerate() {
+        if v != 0 {
+            return Err(SfttError::NonZeroReserved { offset: 106 + i, value: v });
+        }
+    }
+    Ok(SfttHeader {
+        root_pos,
+        nodes: u64::from_le_bytes([b[96], b[97], b[98], b[99], b[100], b[101], b[102], b[103]]),
+        root_depth: b[104],
+        min_entry_depth: b[105],
+    })
+}
+
+/// Validates a whole file image; returns its header and entry count.
+pub fn validate(bytes: &[u8]) -> Result<(SfttHeader, u64), SfttError> {
+    let header = parse_header(bytes)?;
+    let body = &bytes[HEADER_LEN..];
+    let extra = (body.len() % ENTRY_LEN) as u64;
+    if extra != 0 {
+        let len = bytes.len() as u64;
+        return Err(SfttError::BadSize { len, extra, offset: len - extra });
+    }
+    for (i, chunk) in body.chunks_exact(ENTRY_LEN).enumerate() {
+        let index = i as u64;
+        let offset = (HEADER_LEN + i * ENTRY_LEN) as u64;
+        let (depth8, gen_bound8) = (chunk[8], chunk[9]);
+        if depth8 == 0 {
+            return Err(SfttError::EmptyEntry { index, offset });
+        }
+        if gen_bound8 & 3 == 0 {
+            return Err(SfttError::BadBound { index, offset });
+        }
+        let depth = depth8 as i32 + DEPTH_OFFSET;
+        if depth < header.min_entry_depth as i32 {
+            return Err(SfttError::BelowMinDepth { index, offset, depth, min: header.min_entry_depth });
+        }
+    }
+    Ok((header, (body.len() / ENTRY_LEN) as u64))
+}
+
+/// Iterates over the entries of a validated image.
+pub fn entries(bytes: &[u8]) -> impl Iterator<Item = TtEntry> + '_ {
+    bytes.get(HEADER_LEN..).unwrap_or(&[]).chunks_exact(ENTRY_LEN).filter_map(|c| c.try_into().ok().map(decode_entry))
+}
+
+/// Maps a file read-only.
+pub fn map(path: &Path) -> Result<memmap2::Mmap, SfttError> {
+    let file = File::open(path).map_err(io(path))?;
+    // SAFETY: the map is read-only and private to this process; if another
+    // process truncates the file while we read it we may fault, which is the
+    // documented hazard of memory-mapped files. Hash files are our own.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))
+}
+
+/// Saves every entry of `tt` whose depth is at least `header.min_entry_depth`.
+/// Writes a temporary file beside `path`, syncs it, then renames it over `path`.
+pub fn save(tt: &TranspositionTable, header: &SfttHeader, path: &Path) -> Result<Stats, SfttError> {
+    let start = Instant::now();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "hash".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = write_file(tt, header, &tmp);
+    let entries = match result {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    if let Err(source) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(SfttError::Io { path: path.to_path_buf(), source });
+    }
+    // Make the rename itself durable (best effort: not every platform can).
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    let bytes = (HEADER_LEN + ENTRY_LEN * entries as usize) as u64;
+    Ok(Stats { entries, bytes, seconds: start.elapsed().as_secs_f64() })
+}
+
+fn write_file(tt: &TranspositionTable, header: &SfttHeader, tmp: &Path) -> Result<u64, SfttError> {
+    let file = File::options().write(true).create_new(true).open(tmp).map_err(io(tmp))?;
+    let mut w = BufWriter::with_capacity(8 << 20, file);
+    w.write_all(&encode_header(header)).map_err(io(tmp))?;
+    let min = header.min_entry_depth as i32;
+    let mut n = 0u64;
+    for e in tt.entries() {
+        if e.depth() >= min && e.gen_bound8 & 3 != 0 {
+            w.write_all(&encode_entry(&e)).map_err(io(tmp))?;
+            n += 1;
+        }
+    }
+    let file = w.into_inner().map_err(|e| SfttError::Io { path: tmp.to_path_buf(), source: e.into_error() })?;
+    file.sync_all().map_err(io(tmp))?;
+    Ok(n)
+}
+
+/// Validates `path` completely, then inserts its entries into `tt` with the
+/// normal replacement rule (a smaller table keeps the deepest entries). On
+/// any error the table is untouched.
+pub fn load(tt: &TranspositionTable, path: &Path) -> Result<(SfttHeader, Stats), SfttError> {
+    let start = Instant::now();
+    let map = map(path)?;
+    let (header, count) = validate(&map)?;
+    let generation = tt.generation();
+    for mut e in entries(&map) {
+        // Loaded entries count as current: they should not be the first to go.
+        e.gen_bound8 = generation | (e.gen_bound8 & 7);
+        tt.insert_entry(e);
+    }
+    let stats = Stats { entries: count, bytes: map.len() as u64, seconds: start.elapsed().as_secs_f64() };
+    Ok((header, stats))
+}
+
+#[cfg(test)]
+mod tests;
