@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench deps clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -39,6 +39,29 @@ engine-test: deps build
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# A match against outside engines (not part of `make test`): GAMES per
+# opponent, in pairs over the built-in openings, at TC (BASE+INC seconds).
+GAMES     ?= 20
+TC        ?= 10+0.1
+STOCKFISH ?= $(shell command -v stockfish 2>/dev/null || echo /usr/games/stockfish)
+GLAURUNG  ?= /usr/games/glaurung
+TOGA2     ?= /usr/games/toga2
+
+gauntlet: build deps gauntlet-deps
+	$(PY) engine-tests/gauntlet.py --engine ./$(EXE) \
+	  --opponent sf1500=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=1500 \
+	  --opponent sf2000=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=2000 \
+	  --opponent sf2500=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=2500 \
+	  --opponent glaurung=$(GLAURUNG),Threads=1,Hash=16,OwnBook=false \
+	  --opponent toga2=$(TOGA2),Hash=16,OwnBook=false \
+	  --games $(GAMES) --tc $(TC) $(GAUNTLET_ARGS)
+
+# Debian's Glaurung and Toga II, the gauntlet's other opponents.
+gauntlet-deps:
+	@[ -x $(GLAURUNG) ] && [ -x $(TOGA2) ] || \
+	  { echo "installing Debian's glaurung and toga2"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq glaurung toga2) >/dev/null; }
 
 bench: build
 	./$(EXE) bench

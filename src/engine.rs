@@ -107,7 +107,7 @@ impl Engine {
             Change::None => None,
             Change::Hash => {
                 self.resize_tt();
-                Some(format!("Hash set to {} MB", self.tt.size_mb()))
+                None
             }
             Change::Threads => {
                 let n = self.options.threads;
@@ -117,12 +117,12 @@ impl Engine {
                     let id = w.len();
                     w.push(Worker::new(id));
                 }
-                Some(format!("Threads set to {n}"))
+                None
             }
             Change::ClearHash if self.options.never_clear_hash => Some("Never Clear Hash is on: table kept".into()),
             Change::ClearHash => {
                 self.tt.clear(self.options.threads);
-                Some("Hash cleared".to_string())
+                None
             }
             Change::SaveHash => Some(self.save_hash()),
             Change::LoadHash => Some(self.load_hash()),
