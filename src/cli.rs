@@ -41,6 +41,11 @@ pub enum Command {
         #[arg(long)]
         chess960: bool,
     },
+    /// Inspect saved transposition tables (SFTT files).
+    Tt {
+        #[command(subcommand)]
+        command: TtCommand,
+    },
     /// Print FEN, engine key, Polyglot key and legal move count of positions
     /// (the `--fen` position, or each FEN line on standard input).
     Show {
@@ -49,6 +54,14 @@ pub enum Command {
         #[arg(long)]
         chess960: bool,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TtCommand {
+    /// Header fields, entry count, depth and bound histograms.
+    Info { file: std::path::PathBuf },
+    /// Validate every byte; exit status 0 only for a valid file.
+    Verify { file: std::path::PathBuf },
 }
 
 pub fn main() -> ExitCode {
@@ -92,6 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", crate::perft::divide_report(&mut board, depth));
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Tt { command }) => tt_command(command),
         Some(Command::Show { fen, chess960 }) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
@@ -110,6 +124,44 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn tt_command(command: TtCommand) -> anyhow::Result<ExitCode> {
+    use crate::tt::persist;
+    let (TtCommand::Info { file } | TtCommand::Verify { file }) = &command;
+    let map = persist::map(file)?;
+    let (header, count) = match persist::validate(&map) {
+        Ok(x) => x,
+        Err(e) => {
+            println!("{}: invalid: {e}", file.display());
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if matches!(command, TtCommand::Verify { .. }) {
+        println!("{}: valid SFTT file, {count} entries", file.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("file:            {}", file.display());
+    println!("version:         {}", persist::VERSION);
+    println!("root_pos:        {}", header.root_pos.as_deref().unwrap_or("(none)"));
+    println!("nodes:           {}", header.nodes);
+    println!("root_depth:      {}", header.root_depth);
+    println!("min_entry_depth: {}", header.min_entry_depth);
+    println!("entries:         {count}");
+    let mut depths = std::collections::BTreeMap::new();
+    let mut bounds = [0u64; 4];
+    for e in persist::entries(&map) {
+        *depths.entry(e.depth()).or_insert(0u64) += 1;
+        bounds[(e.gen_bound8 & 3) as usize] += 1;
+    }
+    println!("bounds:          upper {}  lower {}  exact {}", bounds[1], bounds[2], bounds[3]);
+    println!("depth histogram:");
+    let max = depths.values().copied().max().unwrap_or(1).max(1);
+    for (d, n) in &depths {
+        let bar = "#".repeat(((n * 50).div_ceil(max)) as usize);
+        println!("  {d:>4} {n:>12} {bar}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Applies a TOML config whose keys are UCI option names. Unknown keys and

@@ -92,7 +92,8 @@ impl Engine {
 
     /// Applies `setoption`. Returns an optional message to show the user.
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, EngineError> {
-        let file_action = options::find(name).is_some_and(|s| matches!(s.name, "Save Hash to File" | "Load Hash from File"));
+        let file_action =
+            options::find(name).is_some_and(|s| matches!(s.name, "Save Hash to File" | "Load Hash from File"));
         if file_action && self.is_searching() {
             // Never write a table that is still changing, nor stop the user's analysis.
             return Err(EngineError::BadOptionValue {

@@ -250,11 +250,12 @@ impl TranspositionTable {
             if e.mv == 0 {
                 e.mv = old.mv;
             }
-            // Keep a deeper entry for the same key unless the new one is
-            // exact, clearly deep enough, or the old one is from an earlier search.
-            let same_age = self.relative_age(old.gen_bound8) == 0 || loading;
+            // Keep a deeper entry for the same key unless the new one is exact
+            // or nearly as deep. Age does not matter here: a deep result for
+            // this very position stays useful in later searches (and after a
+            // hash file is loaded); age only decides which *other* keys to evict.
             let deep_enough = e.depth8 as i32 + 2 * (e.is_pv() as i32) > old.depth8 as i32 - 4;
-            if same_age && !deep_enough && e.bound() != Bound::Exact {
+            if !deep_enough && e.bound() != Bound::Exact {
                 if old.mv != e.mv && e.mv != 0 && !loading {
                     let mut kept = old;
                     kept.mv = e.mv;

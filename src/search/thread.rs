@@ -123,7 +123,23 @@ impl Worker {
         let mut stability = 0;
         let mut last_best = Move::NONE;
 
-        for depth in 1..=max_depth {
+        // Resume analysis where the table left off: without a clock, an exact
+        // root entry of depth D (an earlier search, or a loaded hash file)
+        // lets iterative deepening start at D instead of re-walking 1..D.
+        let first_depth = match ctx.tt.probe(self.board.key()) {
+            Some(e) if limits.clock.is_none() && e.bound() == Bound::Exact && e.depth() >= 2 => {
+                // Seed the root: the stored move first, the window around its value.
+                if let Some(i) = self.root_moves.iter().position(|r| r.mv == e.best_move()) {
+                    self.root_moves[..=i].rotate_right(1);
+                    self.root_moves[0].score = e.value as i32;
+                    e.depth().min(max_depth)
+                } else {
+                    1
+                }
+            }
+            _ => 1,
+        };
+        for depth in first_depth..=max_depth {
             // Lazy SMP: helpers skip some depths so threads spread over the tree.
             if !main && depth > 1 && (depth as usize + self.id) % 4 == 0 {
                 continue;

@@ -154,8 +154,10 @@ pub fn parse_header(bytes: &[u8]) -> Result<SfttHeader, SfttError> {
     let root_pos = if len == 0 {
         None
     } else {
-        let text = std::str::from_utf8(&raw[..len])
-            .map_err(|e| SfttError::BadRootPos { offset: ROOT_POS.start + e.valid_up_to(), reason: "not UTF-8".into() })?;
+        let text = std::str::from_utf8(&raw[..len]).map_err(|e| SfttError::BadRootPos {
+            offset: ROOT_POS.start + e.valid_up_to(),
+            reason: "not UTF-8".into(),
+        })?;
         Board::from_fen(text, false)
             .map_err(|e| SfttError::BadRootPos { offset: ROOT_POS.start, reason: format!("invalid FEN: {e}") })?;
         Some(text.to_string())

@@ -14,7 +14,15 @@ fn filled_table() -> TranspositionTable {
     for i in 1..3000u64 {
         let key = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let bound = [Bound::Upper, Bound::Lower, Bound::Exact][(i % 3) as usize];
-        tt.store(key, (i % 20) as i32, bound, i % 7 == 0, Move::from_raw(i as u16), (i as i32) - 1500, -(i as i32 % 300));
+        tt.store(
+            key,
+            (i % 20) as i32,
+            bound,
+            i % 7 == 0,
+            Move::from_raw(i as u16),
+            (i as i32) - 1500,
+            -(i as i32 % 300),
+        );
     }
     tt
 }

@@ -1,0 +1,113 @@
+"""Persistent hash (SFTT) over UCI and through `archivist tt`."""
+from __future__ import annotations
+
+import re
+
+from conftest import run
+from harness import Uci
+
+FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+
+
+def start(exe, *options: str) -> Uci:
+    u = Uci([exe])
+    u.handshake()
+    u.send(*(f"setoption name {o}" for o in options))
+    u.ready()
+    return u
+
+
+def analyse(u: Uci, depth: int) -> tuple[int, str]:
+    """(nodes of the final info line, bestmove) for `go depth`."""
+    u.send(f"position fen {FEN}", f"go depth {depth}")
+    lines, _ = u.bestmove(60)
+    infos = [l for l in lines if l.startswith("info depth")]
+    nodes = int(re.search(r" nodes (\d+)", infos[-1]).group(1))
+    return nodes, lines[-1].split()[1]
+
+
+def info_strings(u: Uci) -> list[str]:
+    return [l for l in u.ready() if l.startswith("info string")]
+
+
+def test_save_quit_restart_load_and_analyse_again(exe, tmp_path):
+    path = tmp_path / "analysis.sftt"
+    u = start(exe, f"Hash File value {path}", "Hash value 32")
+    cold_nodes, cold_move = analyse(u, 13)
+    u.send("setoption name Save Hash to File")
+    saved = info_strings(u)
+    assert any("Saved hash" in s and "entries" in s and "bytes" in s for s in saved), saved
+    assert u.close() == 0
+
+    info = run(exe, "tt", "info", str(path)).stdout
+    assert f"root_pos:        {FEN}" in info
+    assert "root_depth:      13" in info
+    assert run(exe, "tt", "verify", str(path)).returncode == 0
+
+    v = start(exe, f"Hash File value {path}", "Hash value 32")
+    v.send("setoption name Load Hash from File")
+    loaded = info_strings(v)
+    assert any("Loaded hash" in s for s in loaded), loaded
+    warm_nodes, warm_move = analyse(v, 13)
+    assert warm_nodes * 3 < cold_nodes, (warm_nodes, cold_nodes)
+    assert warm_move == cold_move
+    assert v.close() == 0
+
+
+def test_persistent_hash_saves_at_quit_and_loads_when_set(exe, tmp_path):
+    path = tmp_path / "persist.sftt"
+    u = start(exe, f"Hash File value {path}", "Persistent Hash value true")
+    analyse(u, 10)
+    u.send("quit")
+    assert u.wait_exit(10) == 0
+    assert path.exists() and run(exe, "tt", "verify", str(path)).returncode == 0
+
+    v = Uci([exe])
+    v.handshake()
+    v.send(f"setoption name Hash File value {path}", "setoption name Persistent Hash value true")
+    assert any("Loaded hash" in s for s in info_strings(v))
+    v.close()
+
+
+def test_save_is_refused_while_searching(exe, tmp_path):
+    path = tmp_path / "busy.sftt"
+    u = start(exe, f"Hash File value {path}")
+    u.send("go infinite")
+    u.send("setoption name Save Hash to File")
+    refused = info_strings(u)
+    assert any("refused while a search is running" in s for s in refused), refused
+    assert not path.exists()
+    u.send("stop")
+    u.bestmove(2)
+    u.close()
+
+
+def test_corrupt_file_is_reported_and_table_kept(exe, tmp_path):
+    path = tmp_path / "good.sftt"
+    u = start(exe, f"Hash File value {path}")
+    nodes_cold, _ = analyse(u, 11)
+    u.send("setoption name Save Hash to File")
+    info_strings(u)
+    data = bytearray(path.read_bytes())
+    data[4] = 9  # wrong version
+    bad = tmp_path / "bad.sftt"
+    bad.write_bytes(bytes(data))
+    u.send(f"setoption name Hash File value {bad}", "setoption name Load Hash from File")
+    msgs = info_strings(u)
+    assert any("failed, table unchanged" in s and "version" in s for s in msgs), msgs
+    # The table still holds the first analysis: a repeat is cheap.
+    nodes_again, _ = analyse(u, 11)
+    assert nodes_again * 3 < nodes_cold
+    u.close()
+    out = run(exe, "tt", "verify", str(bad))
+    assert out.returncode != 0 and "offset 4" in out.stdout
+
+
+def test_never_clear_hash_keeps_table_over_ucinewgame(exe):
+    u = start(exe, "Never Clear Hash value true")
+    cold, _ = analyse(u, 11)
+    u.send("ucinewgame", "setoption name Clear Hash")
+    u.ready()
+    warm, _ = analyse(u, 11)
+    assert warm * 3 < cold
+    u.close()
