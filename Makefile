@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -78,3 +78,9 @@ smp-bench: build
 	@t1=$$(./$(EXE) bench 14 --threads 1 --hash 64 --count 10 | sed -n 's/^Total time (ms) : //p'); \
 	t2=$$(./$(EXE) bench 14 --threads 2 --hash 64 --count 10 | sed -n 's/^Total time (ms) : //p'); \
 	echo "time to depth 14 (10 positions): Threads 1: $$t1 ms, Threads 2: $$t2 ms, speed-up: $$(awk "BEGIN{printf \"%.2f\", $$t1/$$t2}")"
+
+# Warm start (5 positions, cold vs warm after save/restart/load) and the
+# save/load speed of a full 1 GB table beside cp.
+sftt-bench: build deps
+	$(PY) engine-tests/sftt_bench.py ./$(EXE) --depth $(or $(DEPTH),16)
+	$(CARGO) bench --bench sftt

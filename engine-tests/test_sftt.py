@@ -111,3 +111,15 @@ def test_never_clear_hash_keeps_table_over_ucinewgame(exe):
     warm, _ = analyse(u, 11)
     assert warm * 3 < cold
     u.close()
+
+
+def test_save_right_after_bestmove_is_accepted(exe, tmp_path):
+    path = tmp_path / "quick.sftt"
+    u = start(exe, f"Hash File value {path}")
+    for _ in range(5):
+        u.send(f"position fen {FEN}", "go depth 6")
+        u.bestmove(10)
+        u.send("setoption name Save Hash to File")
+        msgs = info_strings(u)
+        assert any("Saved hash" in s for s in msgs), msgs
+    u.close()

@@ -216,8 +216,10 @@ impl Engine {
         self.last_outcome.clone()
     }
 
+    /// A search is running until its stop flag is set (by `stop`, a limit, or
+    /// its own end just before `bestmove`); after that, joining is immediate.
     pub fn is_searching(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
+        self.running.as_ref().is_some_and(|r| !r.handle.is_finished() && !r.shared.stop.load(Relaxed))
     }
 
     /// Asks a running search to stop (bestmove follows promptly).
