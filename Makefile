@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench deps clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench tb-bench deps clean
 
 all: build
 
@@ -45,6 +45,10 @@ bench: build
 
 perft-bench:
 	$(CARGO) bench --bench perft
+
+# Syzygy probes per second, beside the shakmaty-syzygy crate.
+tb-bench:
+	$(CARGO) bench --bench tb
 
 clean:
 	$(CARGO) clean

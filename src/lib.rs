@@ -1,8 +1,8 @@
 //! Archivist: a UCI chess engine whose specialty is everything an engine
 //! keeps on disk.
 //!
-//! Dependencies point one way: `types` → `attacks` → `board` → `perft`
-//! (and later eval, tt, tb, book → search → engine → uci/cli).
+//! Dependencies point one way: `types` → `attacks` → `board` → `perft`, `tb`
+//! (and later eval, tt, book → search → engine → uci/cli).
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::unwrap_used)]
@@ -13,4 +13,5 @@ pub mod board;
 pub mod cli;
 pub mod perft;
 pub mod pgn;
+pub mod tb;
 pub mod types;
