@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -68,6 +68,10 @@ bench: build
 
 perft-bench:
 	$(CARGO) bench --bench perft
+
+# Syzygy probes per second, beside the shakmaty-syzygy crate.
+tb-bench:
+	$(CARGO) bench --bench tb
 
 clean:
 	$(CARGO) clean

@@ -7,6 +7,8 @@ use clap::{Parser, Subcommand};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
+pub mod tb;
+
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
 pub struct Cli {
@@ -53,6 +55,11 @@ pub enum Command {
         fen: Option<String>,
         #[arg(long)]
         chess960: bool,
+    },
+    /// Syzygy tablebases: probe positions, list tables.
+    Tb {
+        #[command(subcommand)]
+        command: tb::TbCommand,
     },
 }
 
@@ -123,6 +130,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Tb { command }) => tb::run(command),
     }
 }
 

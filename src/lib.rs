@@ -1,8 +1,8 @@
 //! Archivist: a UCI chess engine whose specialty is everything an engine
 //! keeps on disk.
 //!
-//! Dependencies point one way: `types` → `attacks` → `board` → `perft`, `eval`
-//! (and later tt, tb, book → search → engine → uci/cli).
+//! Dependencies point one way: `types` → `attacks` → `board` → {`eval`, `tt`, `tb`}
+//! → `search` → `engine` → `uci`/`cli`.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::unwrap_used)]
@@ -18,6 +18,7 @@ pub mod logging;
 pub mod perft;
 pub mod pgn;
 pub mod search;
+pub mod tb;
 pub mod tt;
 pub mod types;
 pub mod uci;

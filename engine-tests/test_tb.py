@@ -1,0 +1,118 @@
+"""`archivist tb probe` and `tb info`, checked against python-chess live."""
+import random
+import shutil
+
+import chess
+import chess.syzygy
+
+from conftest import SHARED, run
+
+SYZYGY = SHARED / "syzygy"
+
+
+def random_board(white: str, black: str, rng: random.Random) -> chess.Board:
+    while True:
+        board = chess.Board(None)
+        squares = rng.sample(chess.SQUARES, len(white) + len(black))
+        ok = True
+        for letters, color in ((white, chess.WHITE), (black, chess.BLACK)):
+            for letter in letters:
+                sq = squares.pop()
+                piece = chess.Piece(chess.PIECE_SYMBOLS.index(letter.lower()), color)
+                ok &= not (piece.piece_type == chess.PAWN and chess.square_rank(sq) in (0, 7))
+                board.set_piece_at(sq, piece)
+        board.turn = rng.choice([chess.WHITE, chess.BLACK])
+        board.halfmove_clock = rng.randrange(60)
+        if ok and board.is_valid():
+            return board
+
+
+def expected_line(tb: chess.syzygy.Tablebase, fen: str) -> str:
+    board = chess.Board(fen)
+    try:
+        return f"{fen};{tb.probe_wdl(board)};{tb.probe_dtz(board)}"
+    except KeyError:
+        return f"{fen};error"
+
+
+def test_probe_matches_python_chess(exe):
+    rng = random.Random(5)
+    names = sorted(p.stem for p in SYZYGY.glob("*.rtbw"))
+    # Materials without tables (5 and 6 pieces): probing them mostly fails.
+    missing = ["KRPvKR", "KQPvKQ", "KBNvKP", "KRRPvKR"]
+    fens = []
+    for i in range(400):
+        name = rng.choice(names + missing)
+        white, black = name.split("v")
+        if i % 2:
+            white, black = black, white
+        fens.append(random_board(white, black, rng).fen())
+    # En passant, castling rights and bad FENs.
+    fens += [
+        "8/8/8/8/1k1Pp3/8/8/4K3 b - d3 0 1",
+        "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",
+        "8/8/4k3/8/4pP2/8/8/4K3 b - f3 0 7",
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+        "not a fen",
+        "8/8/8/8/8/8/8/8 w - - 0 1",
+    ]
+    out = run(exe, "tb", "probe", "--path", str(SYZYGY), stdin="\n".join(fens) + "\n")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == len(fens)
+    errors = 0
+    with chess.syzygy.open_tablebase(str(SYZYGY)) as tb:
+        for fen, line in zip(fens, lines):
+            assert line.startswith(fen + ";"), line
+            if fen in ("not a fen", "8/8/8/8/8/8/8/8 w - - 0 1"):
+                assert line.startswith(f"{fen};error;")
+                continue
+            want = expected_line(tb, fen)
+            if want.endswith(";error"):
+                errors += 1
+                assert line.startswith(want + ";"), (line, want)
+            else:
+                assert line == want
+    assert errors >= 20  # missing tables and castling were exercised
+
+
+def test_missing_table_is_named(exe):
+    fen = "7r/8/8/8/8/3k4/7P/K1R5 w - - 0 1"
+    out = run(exe, "tb", "probe", "--path", str(SYZYGY), "--fen", fen)
+    assert out.stdout.strip() == f"{fen};error;missing table KRPvKR"
+
+
+def test_info_lists_tables_and_reports_damaged_files(exe, tmp_path):
+    out = run(exe, "tb", "info", "--path", str(SYZYGY))
+    assert out.returncode == 0
+    assert "table KQRvKR pieces 5 wdl ok dtz ok" in out.stdout
+    assert out.stdout.strip().endswith("0 failed")
+
+    for name in ["KQvK", "KRvK", "KQvKR", "KPvKP"]:
+        for ext in (".rtbw", ".rtbz"):
+            shutil.copy(SYZYGY / (name + ext), tmp_path / (name + ext))
+    data = (tmp_path / "KQvKR.rtbw").read_bytes()
+    (tmp_path / "KQvKR.rtbw").write_bytes(data[: len(data) // 2])  # truncated
+    data = (tmp_path / "KPvKP.rtbz").read_bytes()
+    (tmp_path / "KPvKP.rtbz").write_bytes(data[: len(data) - 64])  # length still 16 mod 64
+    data = bytearray((tmp_path / "KRvK.rtbw").read_bytes())
+    data[0] ^= 0xFF  # bad magic
+    (tmp_path / "KRvK.rtbw").write_bytes(bytes(data))
+
+    out = run(exe, "tb", "info", "--path", f"{tmp_path}:{tmp_path / 'nonexistent'}")
+    assert out.returncode == 1
+    text = out.stdout
+    assert f"failed {tmp_path / 'KQvKR.rtbw'}:" in text
+    assert f"failed {tmp_path / 'KPvKP.rtbz'}:" in text
+    assert f"failed {tmp_path / 'KRvK.rtbw'}: corrupt table KRvK.rtbw at offset 0: bad magic" in text
+    assert "nonexistent" in text
+    assert "table KQvK pieces 3 wdl ok dtz ok" in text
+    assert "table KPvKP pieces 4 wdl ok dtz failed" in text
+
+    # Probing goes on: damaged tables are errors, the others answer.
+    fens = ["8/8/8/8/8/2k5/8/K2Q4 w - - 0 1", "8/8/8/8/8/2k5/8/K2R4 w - - 0 1", "3q4/8/8/8/8/2k5/8/K2Q4 w - - 0 1"]
+    out = run(exe, "tb", "probe", "--path", str(tmp_path), stdin="\n".join(fens) + "\n")
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"{fens[0]};2;{chess.syzygy.open_tablebase(str(SYZYGY)).probe_dtz(chess.Board(fens[0]))}"
+    assert lines[1].startswith(f"{fens[1]};error;corrupt table KRvK.rtbw")
+    assert lines[2].startswith(f"{fens[2]};")
