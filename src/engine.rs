@@ -57,6 +57,7 @@ pub struct Engine {
     report: Reporter,
     last_outcome: Option<Outcome>,
     last_search: Option<LastSearch>,
+    tb: Option<Arc<crate::tb::Tablebases>>,
 }
 
 impl Engine {
@@ -71,6 +72,7 @@ impl Engine {
             report,
             last_outcome: None,
             last_search: None,
+            tb: None,
         }
     }
 
@@ -131,6 +133,7 @@ impl Engine {
                 Some(self.load_hash())
             }
             Change::PersistentHash => None,
+            Change::SyzygyPath => Some(self.load_tablebases()),
             Change::Chess960 => {
                 self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
                 None
@@ -188,7 +191,7 @@ impl Engine {
     pub fn go(&mut self, limits: Limits) {
         self.stop();
         let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
-        let config = SearchConfig { multipv: self.options.multipv, move_overhead_ms: self.options.move_overhead_ms };
+        let config = self.search_config();
         let board = self.board.clone();
         let tt = Arc::clone(&self.tt);
         let workers = Arc::clone(&self.workers);
@@ -204,6 +207,39 @@ impl Engine {
             Ok(handle) => self.running = Some(Running { handle, shared, fen: self.board.fen() }),
             Err(e) => self.message(format!("cannot start the search thread: {e}")),
         }
+    }
+
+    /// The search settings from the current options.
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            multipv: self.options.multipv,
+            move_overhead_ms: self.options.move_overhead_ms,
+            tb: self.tb.clone(),
+            tb_probe_depth: self.options.syzygy_probe_depth,
+            tb_probe_limit: self.options.syzygy_probe_limit,
+            tb_50_move_rule: self.options.syzygy_50_move_rule,
+        }
+    }
+
+    /// (Re)reads `SyzygyPath`; the message says what was found.
+    fn load_tablebases(&mut self) -> String {
+        let path = self.options.syzygy_path.clone();
+        if path.is_empty() {
+            self.tb = None;
+            return "Syzygy tablebases disabled".into();
+        }
+        let (tb, issues) = crate::tb::Tablebases::new(&path);
+        let mut msg = format!("Found {} tablebases, largest {} pieces", tb.table_count(), tb.max_pieces());
+        let failures = issues.iter().filter(|i| i.is_failure()).count();
+        if failures > 0 {
+            msg.push_str(&format!(" ({failures} files could not be used; see `archivist tb info`)"));
+        }
+        self.tb = (tb.table_count() > 0).then(|| Arc::new(tb));
+        msg
+    }
+
+    pub fn tablebases(&self) -> Option<&Arc<crate::tb::Tablebases>> {
+        self.tb.as_ref()
     }
 
     /// Searches synchronously and returns the outcome (bench, self-play, tools).

@@ -88,6 +88,10 @@ pub enum Score {
 
 impl Score {
     pub fn from_value(v: i32) -> Score {
+        if (TB_WIN_IN_MAX_PLY..MATE_IN_MAX_PLY).contains(&v.abs()) {
+            // Tablebase wins: large centipawn scores below mate, as Stockfish shows them.
+            return Score::Cp(v.signum() * (20_000 - (TB_WIN - v.abs())));
+        }
         if v >= MATE_IN_MAX_PLY {
             Score::Mate((MATE - v + 1) / 2)
         } else if v <= -MATE_IN_MAX_PLY {
@@ -138,11 +142,13 @@ pub struct RootMove {
     pub seldepth: usize,
     /// Nodes spent under this move in the current (last) iteration.
     pub nodes: u64,
+    /// The tablebase verdict shown instead of a non-mate search score.
+    pub tb_value: Option<i32>,
 }
 
 impl RootMove {
     fn new(mv: Move) -> RootMove {
-        RootMove { mv, score: -INFINITE, prev_score: -INFINITE, pv: vec![mv], seldepth: 0, nodes: 0 }
+        RootMove { mv, score: -INFINITE, prev_score: -INFINITE, pv: vec![mv], seldepth: 0, nodes: 0, tb_value: None }
     }
 }
 
@@ -177,15 +183,39 @@ impl Shared {
 }
 
 /// Options that shape one search.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SearchConfig {
     pub multipv: usize,
     pub move_overhead_ms: u64,
+    pub tb: Option<Arc<crate::tb::Tablebases>>,
+    /// Probe WDL in the search only at this depth or more (SyzygyProbeDepth).
+    pub tb_probe_depth: i32,
+    /// Probe only positions with at most this many pieces (SyzygyProbeLimit).
+    pub tb_probe_limit: u32,
+    /// Cursed wins and blessed losses count as draws (Syzygy50MoveRule).
+    pub tb_50_move_rule: bool,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { multipv: 1, move_overhead_ms: 20 }
+        SearchConfig {
+            multipv: 1,
+            move_overhead_ms: 20,
+            tb: None,
+            tb_probe_depth: 1,
+            tb_probe_limit: 7,
+            tb_50_move_rule: true,
+        }
+    }
+}
+
+impl std::fmt::Debug for SearchConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchConfig")
+            .field("multipv", &self.multipv)
+            .field("move_overhead_ms", &self.move_overhead_ms)
+            .field("tb", &self.tb.as_ref().map(|t| t.table_count()))
+            .finish()
     }
 }
 
@@ -211,6 +241,8 @@ pub struct Worker {
     root_depth: i32,
     pv_idx: usize,
     stopped: bool,
+    /// Probe WDL in the search up to this many pieces (0: never).
+    pub(crate) tb_cardinality: u32,
     // Limits (main thread enforces them).
     max_nodes: u64,
     maximum_ms: u64,
@@ -240,6 +272,7 @@ impl Worker {
             root_depth: 0,
             pv_idx: 0,
             stopped: false,
+            tb_cardinality: 0,
             max_nodes: u64::MAX,
             maximum_ms: u64::MAX,
         }
@@ -339,6 +372,14 @@ impl Worker {
                 if cut {
                     return tt_value;
                 }
+            }
+        }
+
+        // Step 3b. Tablebase probe: when the 50-move counter was just reset,
+        // no castling rights remain and the piece count is within the limit.
+        if !root && self.tb_cardinality > 0 {
+            if let Some(v) = self.probe_tb(ctx, key, depth, ply, alpha, beta) {
+                return v;
             }
         }
 
@@ -561,6 +602,58 @@ impl Worker {
             ctx.tt.store(key, depth, bound, pv_node, best_move, value_to_tt(best, ply), static_eval);
         }
         best
+    }
+
+    /// WDL probe inside the search; returns a value when it settles the node.
+    fn probe_tb(&mut self, ctx: &Ctx, key: u64, depth: i32, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+        let tb = ctx.config.tb.as_ref()?;
+        let pieces = self.board.piece_count();
+        if pieces > self.tb_cardinality
+            || (pieces == self.tb_cardinality && depth < ctx.config.tb_probe_depth)
+            || self.board.halfmove_clock() != 0
+            || self.board.castling_rights() != 0
+        {
+            return None;
+        }
+        let wdl = tb.probe_wdl(&self.board).ok()?;
+        ctx.shared.tbhits.fetch_add(1, Relaxed);
+        use crate::tb::Wdl;
+        let rule50 = ctx.config.tb_50_move_rule;
+        let v = match wdl {
+            Wdl::Win => TB_WIN - ply as i32,
+            Wdl::Loss => -TB_WIN + ply as i32,
+            Wdl::CursedWin if !rule50 => TB_WIN - ply as i32,
+            Wdl::BlessedLoss if !rule50 => -TB_WIN + ply as i32,
+            Wdl::CursedWin => 1,
+            Wdl::BlessedLoss => -1,
+            Wdl::Draw => 0,
+        };
+        let bound = if v > 1 {
+            Bound::Lower
+        } else if v < -1 {
+            Bound::Upper
+        } else {
+            Bound::Exact
+        };
+        let cut = match bound {
+            Bound::Exact => true,
+            Bound::Lower => v >= beta,
+            Bound::Upper => v <= alpha,
+            Bound::None => false,
+        };
+        if cut {
+            ctx.tt.store(
+                key,
+                (depth + 6).min(MAX_PLY as i32 - 1),
+                bound,
+                false,
+                Move::NONE,
+                value_to_tt(v, ply),
+                NO_VALUE,
+            );
+            return Some(v);
+        }
+        None
     }
 
     /// Quiescence search: captures and promotions (all evasions in check).

@@ -75,6 +75,26 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "Only entries at least this deep are saved (min_entry_depth)",
     },
     OptionSpec {
+        name: "SyzygyPath",
+        kind: OptionKind::Str { default: "" },
+        help: "Syzygy tablebase directories, separated by ':'",
+    },
+    OptionSpec {
+        name: "SyzygyProbeDepth",
+        kind: OptionKind::Spin { default: 1, min: 1, max: 100 },
+        help: "Minimum remaining depth for WDL probes in the search",
+    },
+    OptionSpec {
+        name: "SyzygyProbeLimit",
+        kind: OptionKind::Spin { default: 7, min: 0, max: 7 },
+        help: "Probe only positions with at most this many pieces",
+    },
+    OptionSpec {
+        name: "Syzygy50MoveRule",
+        kind: OptionKind::Check { default: true },
+        help: "Cursed wins and blessed losses count as draws",
+    },
+    OptionSpec {
         name: "Debug Log File",
         kind: OptionKind::Str { default: "" },
         help: "Log UCI traffic and diagnostics to this file (empty: warnings to stderr only)",
@@ -93,6 +113,7 @@ pub enum Change {
     LoadHash,
     /// Persistent Hash or Hash File changed: load if persistence is on.
     PersistentHash,
+    SyzygyPath,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +130,10 @@ pub struct Options {
     pub never_clear_hash: bool,
     pub persistent_hash: bool,
     pub hash_file_min_depth: u8,
+    pub syzygy_path: String,
+    pub syzygy_probe_depth: i32,
+    pub syzygy_probe_limit: u32,
+    pub syzygy_50_move_rule: bool,
 }
 
 impl Default for Options {
@@ -126,6 +151,10 @@ impl Default for Options {
             never_clear_hash: false,
             persistent_hash: false,
             hash_file_min_depth: 0,
+            syzygy_path: String::new(),
+            syzygy_probe_depth: 1,
+            syzygy_probe_limit: 7,
+            syzygy_50_move_rule: true,
         }
     }
 }
@@ -209,6 +238,23 @@ impl Options {
             }
             "Hash File Min Depth" => {
                 self.hash_file_min_depth = parse_spin(spec, value)? as u8;
+                Change::None
+            }
+            "SyzygyPath" => {
+                let v = value.unwrap_or("").trim();
+                self.syzygy_path = if v == "<empty>" { String::new() } else { v.to_string() };
+                Change::SyzygyPath
+            }
+            "SyzygyProbeDepth" => {
+                self.syzygy_probe_depth = parse_spin(spec, value)? as i32;
+                Change::None
+            }
+            "SyzygyProbeLimit" => {
+                self.syzygy_probe_limit = parse_spin(spec, value)? as u32;
+                Change::None
+            }
+            "Syzygy50MoveRule" => {
+                self.syzygy_50_move_rule = parse_check(spec, value)?;
                 Change::None
             }
             "Debug Log File" => {

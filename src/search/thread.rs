@@ -44,7 +44,9 @@ pub fn run(
         .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
         .map(RootMove::new)
         .collect();
+    let (root_moves, cardinality) = rank_by_tablebases(board, config, shared, root_moves);
     for w in workers.iter_mut() {
+        w.tb_cardinality = cardinality;
         w.board = board.clone();
         w.root_moves = root_moves.clone();
         w.completed_depth = 0;
@@ -87,6 +89,52 @@ pub fn run(
         root_moves: main.root_moves.clone(),
         nodes,
     }
+}
+
+/// Ranks the root moves with the tablebases when the root is in them: only
+/// the best-ranked moves are searched (ranked by DTZ, so a won ending is
+/// converted within the 50-move rule and a drawn one never spoiled), each
+/// carrying its tablebase score. Returns the moves and the piece count up to
+/// which the search itself probes WDL (0 when DTZ ranking already decides).
+fn rank_by_tablebases(
+    board: &Board,
+    config: &SearchConfig,
+    shared: &Shared,
+    mut root_moves: Vec<RootMove>,
+) -> (Vec<RootMove>, u32) {
+    let Some(tb) = config.tb.as_ref() else { return (root_moves, 0) };
+    let cardinality = config.tb_probe_limit.min(tb.max_pieces());
+    if cardinality == 0 || board.piece_count() > cardinality {
+        return (root_moves, cardinality);
+    }
+    let mut b = board.clone();
+    let Some(ranking) = tb.rank_root(&mut b, config.tb_50_move_rule, true) else {
+        return (root_moves, cardinality);
+    };
+    shared.tbhits.fetch_add(ranking.moves.len() as u64, Relaxed);
+    use crate::tb::TbScore;
+    let best_rank = ranking.moves.first().map_or(0, |m| m.rank);
+    let mut ranked = Vec::with_capacity(root_moves.len());
+    for rm in &ranking.moves {
+        let keep = rm.rank == best_rank || config.multipv > 1;
+        if let (true, Some(mut r)) = (keep, root_moves.iter().find(|r| r.mv == rm.mv).cloned()) {
+            r.tb_value = Some(match rm.score {
+                TbScore::Win => super::TB_WIN - 1,
+                TbScore::Loss => -(super::TB_WIN - 1),
+                TbScore::Draw => 0,
+                TbScore::Centipawns(cp) => cp,
+            });
+            ranked.push(r);
+        }
+    }
+    if ranked.is_empty() {
+        return (root_moves, cardinality);
+    }
+    let winning = ranked[0].tb_value.is_some_and(|v| v > 0);
+    root_moves.clear();
+    root_moves.extend(ranked);
+    let probe = if ranking.used_dtz || !winning { 0 } else { cardinality };
+    (root_moves, probe)
 }
 
 fn empty_outcome() -> Outcome {
@@ -248,6 +296,10 @@ impl Worker {
         let nodes = ctx.shared.total_nodes() - ctx.shared.node_counts[0].load(Relaxed) + self.nodes;
         let time_ms = ctx.shared.elapsed_ms();
         let rm = self.root_moves.get(idx);
+        let value = match rm.and_then(|r| r.tb_value) {
+            Some(tb) if value.abs() < MATE_IN_MAX_PLY => tb,
+            _ => value,
+        };
         InfoLine {
             depth: depth.max(1),
             seldepth: rm.map_or(0, |r| r.seldepth.max(self.seldepth)),
