@@ -1,0 +1,455 @@
+//! YACB: the engine's own opening book (seed 000, FORMATS.md). All integers
+//! little-endian.
+//!
+//! | offset | size   | field      | validated                                         |
+//! |--------|--------|------------|---------------------------------------------------|
+//! | 0      | 4      | `"YACB"`   | exact                                             |
+//! | 4      | 1      | version    | must be 0                                         |
+//! | 5      | 1      | key_type   | 0 engine (Stockfish) keys, 1 embedded Zobrist table |
+//! | 6      | 26     | reserved   | all zero                                          |
+//! | 32     | 6248   | Zobrist    | only when key_type = 1: 781 u64, Polyglot order   |
+//! | …      | 16·n   | entries    | size must be exactly header + table + 16·n       |
+//!
+//! Entry (16 bytes), keys strictly ascending:
+//!
+//! | offset | size | field      | meaning / validation                                         |
+//! |--------|------|------------|--------------------------------------------------------------|
+//! | 0      | 8    | key        | position key (engine key, or Polyglot algorithm with the table) |
+//! | 8      | 2    | elo        | i16 Elo of the analysis vs the baseline; 0xFFFF = irreplaceable |
+//! | 10     | 1    | value_meta | bits 7–5 value type (0–4; 5–7 rejected), 4–3 bound, 2–1 source, bit 0 must be 0 |
+//! | 11     | 1    | reserved   | must be 0                                                    |
+//! | 12     | 2    | value      | i16 (cp, DTZ, DTM, white's view) or u16 perf% 0..=40000      |
+//! | 14     | 2    | best_move  | engine move; checked for legality before use                  |
+//!
+//! [`YacbBook::open`] checks the header, the table and the size (instant, so
+//! books larger than RAM work); [`YacbBook::verify`] checks every entry.
+//! Lookups use interpolation search over the uniformly distributed keys with
+//! a binary-search fallback, and validate the entry they return.
+
+use crate::board::zobrist::polyglot_key_with;
+use crate::board::Board;
+use crate::types::Move;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+pub const MAGIC: &[u8; 4] = b"YACB";
+pub const HEADER_LEN: usize = 32;
+pub const TABLE_LEN: usize = 781 * 8;
+pub const ENTRY_LEN: usize = 16;
+pub const PERF_MAX: u16 = 40_000;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum YacbError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("truncated: {len} bytes, the header needs {need} (offset {len})")]
+    Truncated { len: u64, need: u64 },
+    #[error("bad magic at offset 0: expected \"YACB\"")]
+    BadMagic,
+    #[error("unsupported version {version} at offset 4 (expected 0)")]
+    UnsupportedVersion { version: u8 },
+    #[error("unknown key_type {key_type} at offset 5 (expected 0 or 1)")]
+    BadKeyType { key_type: u8 },
+    #[error("reserved byte at offset {offset} is {value:#04x}, must be 0")]
+    NonZeroReserved { offset: u64, value: u8 },
+    #[error("size {len} is not header + table + 16·n: {extra} trailing bytes at offset {offset}")]
+    BadSize { len: u64, extra: u64, offset: u64 },
+    #[error("entry {index} at offset {offset}: key not greater than the previous one (unsorted or duplicate)")]
+    UnsortedKeys { index: u64, offset: u64 },
+    #[error("entry {index} at offset {offset}: value type {value_type} is reserved")]
+    BadValueType { index: u64, offset: u64, value_type: u8 },
+    #[error("entry {index} at offset {offset}: perf% {value} is above 40000")]
+    PerfOutOfRange { index: u64, offset: u64, value: u16 },
+    #[error("entry {index}: {reason}")]
+    InvalidEntry { index: u64, reason: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> YacbError + '_ {
+    move |source| YacbError::Io { path: path.to_path_buf(), source }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    Centipawns = 0,
+    KnownWin = 1,
+    Dtz = 2,
+    Dtm = 3,
+    Perf = 4,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BoundType {
+    Exact = 0,
+    Lower = 1,
+    Upper = 2,
+    Proven = 3,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    Tt = 0,
+    Engine = 1,
+    Statistical = 2,
+    Other = 3,
+}
+
+/// Elo of the analysis behind an entry, relative to the seed's baseline
+/// (Stockfish, 1 thread, 1M nodes per move = 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Elo {
+    Rated(i16),
+    /// 0xFFFF: never replaced; ranks above every rated value.
+    Irreplaceable,
+}
+
+impl Elo {
+    /// An estimate as stored: −1 would collide with 0xFFFF, so it becomes −2.
+    pub fn rated(v: i32) -> Elo {
+        let v = v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        Elo::Rated(if v == -1 { -2 } else { v })
+    }
+
+    pub fn raw(self) -> u16 {
+        match self {
+            Elo::Irreplaceable => 0xFFFF,
+            Elo::Rated(v) => v as u16,
+        }
+    }
+
+    pub fn from_raw(raw: u16) -> Elo {
+        if raw == 0xFFFF {
+            Elo::Irreplaceable
+        } else {
+            Elo::Rated(raw as i16)
+        }
+    }
+
+    /// Ordering key: irreplaceable above everything.
+    pub fn rank(self) -> i32 {
+        match self {
+            Elo::Irreplaceable => i32::MAX,
+            Elo::Rated(v) => v as i32,
+        }
+    }
+}
+
+/// One decoded entry. `value` is white's view (i16) or perf% (0..=40000).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct YacbEntry {
+    pub key: u64,
+    pub elo: Elo,
+    pub value_type: ValueType,
+    pub bound: BoundType,
+    pub source: Source,
+    pub value: i32,
+    pub best_move: Move,
+}
+
+impl YacbEntry {
+    pub fn encode(&self) -> [u8; ENTRY_LEN] {
+        let mut b = [0u8; ENTRY_LEN];
+        b[0..8].copy_from_slice(&self.key.to_le_bytes());
+        b[8..10].copy_from_slice(&self.elo.raw().to_le_bytes());
+        b[10] = (self.value_type as u8) << 5 | (self.bound as u8) << 3 | (self.source as u8) << 1;
+        let v: u16 = match self.value_type {
+            ValueType::Perf => self.value.clamp(0, PERF_MAX as i32) as u16,
+            _ => self.value.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16,
+        };
+        b[12..14].copy_from_slice(&v.to_le_bytes());
+        b[14..16].copy_from_slice(&self.best_move.raw().to_le_bytes());
+        b
+    }
+
+    /// Decodes and validates one entry (`index`/`offset` name it in errors).
+    pub fn decode(b: &[u8; ENTRY_LEN], index: u64, offset: u64) -> Result<YacbEntry, YacbError> {
+        let meta = b[10];
+        let value_type = match meta >> 5 {
+            0 => ValueType::Centipawns,
+            1 => ValueType::KnownWin,
+            2 => ValueType::Dtz,
+            3 => ValueType::Dtm,
+            4 => ValueType::Perf,
+            t => return Err(YacbError::BadValueType { index, offset, value_type: t }),
+        };
+        if meta & 1 != 0 {
+            return Err(YacbError::NonZeroReserved { offset: offset + 10, value: meta & 1 });
+        }
+        if b[11] != 0 {
+            return Err(YacbError::NonZeroReserved { offset: offset + 11, value: b[11] });
+        }
+        let raw = u16::from_le_bytes([b[12], b[13]]);
+        let value = if value_type == ValueType::Perf {
+            if raw > PERF_MAX {
+                return Err(YacbError::PerfOutOfRange { index, offset, value: raw });
+            }
+            raw as i32
+        } else {
+            raw as i16 as i32
+        };
+        Ok(YacbEntry {
+            key: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            elo: Elo::from_raw(u16::from_le_bytes([b[8], b[9]])),
+            value_type,
+            bound: [BoundType::Exact, BoundType::Lower, BoundType::Upper, BoundType::Proven][(meta >> 3 & 3) as usize],
+            source: [Source::Tt, Source::Engine, Source::Statistical, Source::Other][(meta >> 1 & 3) as usize],
+            value,
+            best_move: Move::from_raw(u16::from_le_bytes([b[14], b[15]])),
+        })
+    }
+}
+
+/// How keys are computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    /// key_type 0: the engine (Stockfish) key.
+    Engine,
+    /// key_type 1: the Polyglot algorithm with this table.
+    Zobrist(Box<[u64; 781]>),
+}
+
+impl KeyType {
+    pub fn key(&self, board: &Board) -> u64 {
+        match self {
+            KeyType::Engine => board.key(),
+            KeyType::Zobrist(t) => polyglot_key_with(board, t),
+        }
+    }
+
+    fn code(&self) -> u8 {
+        match self {
+            KeyType::Engine => 0,
+            KeyType::Zobrist(_) => 1,
+        }
+    }
+}
+
+/// Source of book bytes: a memory map, or bytes in memory (tests, tools).
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+pub struct YacbBook {
+    bytes: Bytes,
+    key_type: KeyType,
+    start: usize,
+    count: usize,
+}
+
+impl YacbBook {
+    /// Maps `path` and checks header, table and size (not every entry).
+    pub fn open(path: &Path) -> Result<YacbBook, YacbError> {
+        let file = File::open(path).map_err(io(path))?;
+        // SAFETY: a read-only private map. Books are not modified while the
+        // engine runs; a file truncated from outside could fault, the known
+        // hazard of memory-mapped files.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))?;
+        YacbBook::from_bytes(Bytes::Mapped(map))
+    }
+
+    pub fn from_vec(bytes: Vec<u8>) -> Result<YacbBook, YacbError> {
+        YacbBook::from_bytes(Bytes::Owned(bytes))
+    }
+
+    fn from_bytes(bytes: Bytes) -> Result<YacbBook, YacbError> {
+        let len = bytes.len() as u64;
+        let Some(h) = bytes.get(..HEADER_LEN) else {
+            return Err(YacbError::Truncated { len, need: HEADER_LEN as u64 });
+        };
+        if &h[0..4] != MAGIC {
+            return Err(YacbError::BadMagic);
+        }
+        if h[4] != 0 {
+            return Err(YacbError::UnsupportedVersion { version: h[4] });
+        }
+        if let Some((i, &v)) = h[6..].iter().enumerate().find(|(_, &v)| v != 0) {
+            return Err(YacbError::NonZeroReserved { offset: 6 + i as u64, value: v });
+        }
+        let (key_type, start) = match h[5] {
+            0 => (KeyType::Engine, HEADER_LEN),
+            1 => {
+                let Some(t) = bytes.get(HEADER_LEN..HEADER_LEN + TABLE_LEN) else {
+                    return Err(YacbError::Truncated { len, need: (HEADER_LEN + TABLE_LEN) as u64 });
+                };
+                let mut table = Box::new([0u64; 781]);
+                for (slot, chunk) in table.iter_mut().zip(t.chunks_exact(8)) {
+                    *slot = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                }
+                (KeyType::Zobrist(table), HEADER_LEN + TABLE_LEN)
+            }
+            k => return Err(YacbError::BadKeyType { key_type: k }),
+        };
+        let body = bytes.len() - start;
+        let extra = (body % ENTRY_LEN) as u64;
+        if extra != 0 {
+            return Err(YacbError::BadSize { len, extra, offset: len - extra });
+        }
+        Ok(YacbBook { count: body / ENTRY_LEN, bytes, key_type, start })
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn key_type(&self) -> &KeyType {
+        &self.key_type
+    }
+
+    #[inline]
+    fn raw(&self, i: usize) -> &[u8; ENTRY_LEN] {
+        let o = self.start + i * ENTRY_LEN;
+        // In bounds: i < count and the size was checked at open.
+        self.bytes.get(o..o + ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or(&[0; ENTRY_LEN])
+    }
+
+    #[inline]
+    fn key_at(&self, i: usize) -> u64 {
+        let r = self.raw(i);
+        u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]])
+    }
+
+    pub fn entry(&self, i: usize) -> Result<YacbEntry, YacbError> {
+        YacbEntry::decode(self.raw(i), i as u64, (self.start + i * ENTRY_LEN) as u64)
+    }
+
+    /// Validates every entry: sorted unique keys, value types, perf range,
+    /// reserved bits.
+    pub fn verify(&self) -> Result<(), YacbError> {
+        let mut prev: Option<u64> = None;
+        for i in 0..self.count {
+            let e = self.entry(i)?;
+            if prev.is_some_and(|p| e.key <= p) {
+                return Err(YacbError::UnsortedKeys { index: i as u64, offset: (self.start + i * ENTRY_LEN) as u64 });
+            }
+            prev = Some(e.key);
+        }
+        Ok(())
+    }
+
+    /// Index of `key`: interpolation search (keys are uniformly distributed),
+    /// falling back to binary search when it does not converge quickly.
+    pub fn find(&self, key: u64) -> Option<usize> {
+        if self.count == 0 {
+            return None;
+        }
+        let (mut lo, mut hi) = (0usize, self.count - 1);
+        for _ in 0..8 {
+            let (klo, khi) = (self.key_at(lo), self.key_at(hi));
+            if key < klo || key > khi {
+                return None;
+            }
+            if khi == klo {
+                return (klo == key).then_some(lo);
+            }
+            let span = (hi - lo) as u128;
+            let pos = lo + ((key - klo) as u128 * span / (khi - klo) as u128) as usize;
+            let k = self.key_at(pos);
+            if k == key {
+                return Some(pos);
+            }
+            if k < key {
+                lo = pos + 1;
+            } else if pos == 0 {
+                return None;
+            } else {
+                hi = pos - 1;
+            }
+            if lo > hi {
+                return None;
+            }
+        }
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            let k = self.key_at(mid);
+            match k.cmp(&key) {
+                std::cmp::Ordering::Equal => return Some(mid),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => {
+                    if mid == 0 {
+                        return None;
+                    }
+                    hi = mid - 1;
+                }
+            }
+        }
+        None
+    }
+
+    /// The validated entry for `key`, if any (a corrupt entry reads as absent).
+    pub fn lookup(&self, key: u64) -> Option<YacbEntry> {
+        self.find(key).and_then(|i| self.entry(i).ok())
+    }
+
+    /// The entry of a position.
+    pub fn probe(&self, board: &Board) -> Option<YacbEntry> {
+        self.lookup(self.key_type.key(board))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Result<YacbEntry, YacbError>> + '_ {
+        (0..self.count).map(|i| self.entry(i))
+    }
+}
+
+/// Sorts, removes duplicates (the higher elo wins; ties keep the first) and
+/// validates `entries`, then writes a book through a temporary file that is
+/// synced and renamed over `path`. Refuses to write an invalid book.
+pub fn write(path: &Path, key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Result<u64, YacbError> {
+    for (i, e) in entries.iter().enumerate() {
+        let bad = match e.value_type {
+            ValueType::Perf => !(0..=PERF_MAX as i32).contains(&e.value),
+            _ => !(i16::MIN as i32..=i16::MAX as i32).contains(&e.value),
+        };
+        if bad {
+            return Err(YacbError::InvalidEntry {
+                index: i as u64,
+                reason: format!("value {} out of range for {:?}", e.value, e.value_type),
+            });
+        }
+    }
+    entries.sort_by_key(|e| e.key);
+    let mut unique: Vec<YacbEntry> = Vec::with_capacity(entries.len());
+    for e in entries {
+        match unique.last_mut() {
+            Some(last) if last.key == e.key => {
+                if e.elo.rank() > last.elo.rank() && last.elo != Elo::Irreplaceable {
+                    *last = e;
+                }
+            }
+            _ => unique.push(e),
+        }
+    }
+    let mut bytes = Vec::with_capacity(HEADER_LEN + unique.len() * ENTRY_LEN);
+    let mut header = [0u8; HEADER_LEN];
+    header[0..4].copy_from_slice(MAGIC);
+    header[5] = key_type.code();
+    bytes.extend_from_slice(&header);
+    if let KeyType::Zobrist(t) = key_type {
+        for v in t.iter() {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for e in &unique {
+        bytes.extend_from_slice(&e.encode());
+    }
+    crate::book::write_atomically(path, &bytes).map_err(io(path))?;
+    Ok(unique.len() as u64)
+}
+
+#[cfg(test)]
+mod tests;
