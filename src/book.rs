@@ -1,6 +1,7 @@
 //! Opening books: the engine's own YACB format ([`yacb`]), book selection
 //! for play ([`select`]) and the builders behind `archivist book …`.
 
+pub mod select;
 pub mod yacb;
 
 use std::fs::File;

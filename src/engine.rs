@@ -58,6 +58,8 @@ pub struct Engine {
     last_outcome: Option<Outcome>,
     last_search: Option<LastSearch>,
     tb: Option<Arc<crate::tb::Tablebases>>,
+    books: Arc<crate::book::select::OpeningBooks>,
+    rng: u64,
 }
 
 impl Engine {
@@ -73,6 +75,11 @@ impl Engine {
             last_outcome: None,
             last_search: None,
             tb: None,
+            books: Arc::new(crate::book::select::OpeningBooks::default()),
+            rng: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0x9E37_79B9, |d| d.as_nanos() as u64)
+                | 1,
         }
     }
 
@@ -134,6 +141,7 @@ impl Engine {
             }
             Change::PersistentHash => None,
             Change::SyzygyPath => Some(self.load_tablebases()),
+            Change::BookFile => Some(self.load_books()),
             Change::Chess960 => {
                 self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
                 None
@@ -190,6 +198,19 @@ impl Engine {
     /// first, so commands never wait on a `go infinite`.
     pub fn go(&mut self, limits: Limits) {
         self.stop();
+        self.last_outcome = None;
+        if !limits.infinite && !limits.ponder && limits.searchmoves.is_empty() {
+            if let Some(choice) = self.book_move() {
+                let name = choice.book.display().to_string();
+                let uci = self.board.move_to_uci(choice.mv);
+                self.message(format!(
+                    "book move {uci} from {name} (expected score {:.3}, {} candidates)",
+                    choice.score, choice.candidates
+                ));
+                (self.report)(SearchEvent::BestMove { best: choice.mv, ponder: None });
+                return;
+            }
+        }
         let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
         let config = self.search_config();
         let board = self.board.clone();
@@ -236,6 +257,35 @@ impl Engine {
         }
         self.tb = (tb.table_count() > 0).then(|| Arc::new(tb));
         msg
+    }
+
+    /// (Re)opens `BookFile`; every book is verified in full first.
+    fn load_books(&mut self) -> String {
+        let (books, problems) = crate::book::select::OpeningBooks::open(&self.options.book_file);
+        let mut msg = format!("{} book(s) loaded, {} entries", books.len(), books.entries());
+        for p in &problems {
+            msg.push_str(&format!("; not used: {p}"));
+        }
+        self.books = Arc::new(books);
+        msg
+    }
+
+    /// Seeds the book's random choices (tests, reproducible self-play).
+    pub fn seed_book_rng(&mut self, seed: u64) {
+        self.rng = seed | 1;
+    }
+
+    /// A book move for the current position, if the options allow one.
+    pub fn book_move(&mut self) -> Option<crate::book::select::BookChoice> {
+        let o = &self.options;
+        let b = &self.board;
+        let game_ply = (b.fullmove_number() as u32 - 1) * 2 + u32::from(b.side_to_move() == crate::types::Color::Black);
+        if !o.own_book || self.books.is_empty() || game_ply >= o.book_depth {
+            return None;
+        }
+        let (sel, variety) = (o.book_selection, o.book_variety);
+        let mut board = self.board.clone();
+        self.books.choose(&mut board, sel, variety, &mut self.rng)
     }
 
     pub fn tablebases(&self) -> Option<&Arc<crate::tb::Tablebases>> {

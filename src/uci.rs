@@ -309,6 +309,10 @@ fn option_line(spec: &crate::engine::OptionSpec) -> String {
             let d = if default.is_empty() { "<empty>" } else { default };
             format!("option name {} type string default {d}", spec.name)
         }
+        OptionKind::Combo { default, vars } => {
+            let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+            format!("option name {} type combo default {default}{vars}", spec.name)
+        }
         OptionKind::Button => format!("option name {} type button", spec.name),
     }
 }

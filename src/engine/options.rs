@@ -8,6 +8,7 @@ pub enum OptionKind {
     Spin { default: i64, min: i64, max: i64 },
     Check { default: bool },
     Str { default: &'static str },
+    Combo { default: &'static str, vars: &'static [&'static str] },
     Button,
 }
 
@@ -74,6 +75,32 @@ pub const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Spin { default: 0, min: 0, max: 255 },
         help: "Only entries at least this deep are saved (min_entry_depth)",
     },
+    OptionSpec { name: "OwnBook", kind: OptionKind::Check { default: true }, help: "Play moves from BookFile" },
+    OptionSpec {
+        name: "BookFile",
+        kind: OptionKind::Str { default: "" },
+        help: "YACB books, separated by ':' and probed in order",
+    },
+    OptionSpec {
+        name: "BookDepth",
+        kind: OptionKind::Spin { default: 40, min: 0, max: 1000 },
+        help: "Use the book only up to this game ply",
+    },
+    OptionSpec {
+        name: "BookSelection",
+        kind: OptionKind::Combo { default: "weighted", vars: &["best", "weighted"] },
+        help: "best: the highest expected score; weighted: random within BookVariety",
+    },
+    OptionSpec {
+        name: "BookVariety",
+        kind: OptionKind::Spin { default: 20, min: 0, max: 1000 },
+        help: "Centipawn margin below the best move for weighted selection",
+    },
+    OptionSpec {
+        name: "BookInSearch",
+        kind: OptionKind::Check { default: false },
+        help: "Use book entries inside the search like TT entries when their elo is high enough",
+    },
     OptionSpec {
         name: "SyzygyPath",
         kind: OptionKind::Str { default: "" },
@@ -114,6 +141,7 @@ pub enum Change {
     /// Persistent Hash or Hash File changed: load if persistence is on.
     PersistentHash,
     SyzygyPath,
+    BookFile,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,6 +162,12 @@ pub struct Options {
     pub syzygy_probe_depth: i32,
     pub syzygy_probe_limit: u32,
     pub syzygy_50_move_rule: bool,
+    pub own_book: bool,
+    pub book_file: String,
+    pub book_depth: u32,
+    pub book_selection: crate::book::select::Selection,
+    pub book_variety: i32,
+    pub book_in_search: bool,
 }
 
 impl Default for Options {
@@ -155,6 +189,12 @@ impl Default for Options {
             syzygy_probe_depth: 1,
             syzygy_probe_limit: 7,
             syzygy_50_move_rule: true,
+            own_book: true,
+            book_file: String::new(),
+            book_depth: 40,
+            book_selection: crate::book::select::Selection::Weighted,
+            book_variety: 20,
+            book_in_search: false,
         }
     }
 }
@@ -238,6 +278,33 @@ impl Options {
             }
             "Hash File Min Depth" => {
                 self.hash_file_min_depth = parse_spin(spec, value)? as u8;
+                Change::None
+            }
+            "OwnBook" => {
+                self.own_book = parse_check(spec, value)?;
+                Change::None
+            }
+            "BookFile" => {
+                let v = value.unwrap_or("").trim();
+                self.book_file = if v == "<empty>" { String::new() } else { v.to_string() };
+                Change::BookFile
+            }
+            "BookDepth" => {
+                self.book_depth = parse_spin(spec, value)? as u32;
+                Change::None
+            }
+            "BookSelection" => {
+                let v = value.unwrap_or("");
+                self.book_selection = crate::book::select::Selection::parse(v)
+                    .ok_or_else(|| bad(spec.name, format!("'{v}' is not one of best, weighted")))?;
+                Change::None
+            }
+            "BookVariety" => {
+                self.book_variety = parse_spin(spec, value)? as i32;
+                Change::None
+            }
+            "BookInSearch" => {
+                self.book_in_search = parse_check(spec, value)?;
                 Change::None
             }
             "SyzygyPath" => {
