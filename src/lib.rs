@@ -11,6 +11,7 @@
 pub mod attacks;
 pub mod bench;
 pub mod board;
+pub mod book;
 pub mod cli;
 pub mod engine;
 pub mod eval;
