@@ -207,6 +207,8 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
             let entries: Vec<PolyglotEntry> = book.iter().collect();
             polyglot::write_book(output, &entries)?;
             report.from = Some(BookFormat::Polyglot);
+            report.positions =
+                entries.windows(2).filter(|w| w[0].key != w[1].key).count() + usize::from(!entries.is_empty());
             report.moves = entries.len();
             return Ok(report);
         }
