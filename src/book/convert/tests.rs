@@ -1,3 +1,6 @@
+//! Conversion tests: content detection, round trips through every pair and
+//! what each keeps and drops, bad input.
+
 use super::*;
 use crate::book::sbob::{square_field, SbobMove};
 use std::collections::BTreeSet;

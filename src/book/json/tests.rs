@@ -1,3 +1,6 @@
+//! JSON tests: the seed example, the chess golden files, the shogi SFEN
+//! round trip, errors with line and column, lossless conversion, random text.
+
 use super::*;
 use crate::book::sbob::{square_field, SbobBook, SbobMove, SbobPosition};
 use proptest::prelude::*;

@@ -1,3 +1,6 @@
+//! Polyglot tests: layout, one rejection per error, castling, selection as
+//! python-chess, the python-chess cross-check vectors, random bytes.
+
 use super::*;
 use proptest::prelude::*;
 use std::collections::HashMap;

@@ -1,3 +1,6 @@
+//! SBOB tests: FNV-1a, canonical layout, hash-table lookup, one rejection
+//! per error, the chess mapping, piece names, random and mutated files.
+
 use super::*;
 use proptest::prelude::*;
 
