@@ -185,3 +185,19 @@ def test_convert_help_states_what_each_direction_keeps_and_drops(exe):
     for phrase in ["polyglot -> sbob|json", "sbob|json -> polyglot", "sbob -> json", "json -> sbob",
                    "learn", "opening_name", "clamped to 1..65535"]:
         assert phrase in out, phrase
+
+
+def test_chess960_polyglot_keys_match_python_chess(exe):
+    """Castling rights hash by side (RandomCastle[0..4]) in Chess960 too, as
+    python-chess and xboard do; the seed's 16-entry table was never published."""
+    rows = [l.split(";") for l in (SHARED / "vectors" / "keys960.csv").read_text().splitlines()[1:300]]
+    fens = [r[0] for r in rows]
+    out = run(exe, "show", "--chess960", stdin="\n".join(fens) + "\n").stdout
+    keys = [l.split(": ")[1] for l in out.splitlines() if l.startswith("Polyglot key:")]
+    assert len(keys) == len(fens)
+    with_rights = 0
+    for fen, key in zip(fens, keys):
+        board = chess.Board(fen, chess960=True)
+        assert key == f"{chess.polyglot.zobrist_hash(board):016x}", fen
+        with_rights += board.castling_rights != 0
+    assert with_rights > 50
