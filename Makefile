@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -16,12 +16,18 @@ build:
 run: build
 	./$(EXE) --config $(CONFIG)
 
-# Everything the tests need: python-chess and pytest in a virtualenv, and
-# Debian's Stockfish (an outside reference opponent) when it is missing.
+# Everything the tests need: python-chess and pytest in a virtualenv,
+# Debian's Stockfish (an outside reference opponent), and Debian's polyglot
+# (make-book, the reference for `book build`) and gnuchess-book (a real
+# 180,358-entry Polyglot book) when they are missing.
 deps: $(VENV)/.ok
 	@command -v stockfish >/dev/null 2>&1 || [ -x /usr/games/stockfish ] || \
 	  { echo "installing Debian's stockfish"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish) >/dev/null; }
+	@{ command -v polyglot >/dev/null 2>&1 || [ -x /usr/games/polyglot ]; } && \
+	  [ -f /usr/share/games/gnuchess/book.bin ] || \
+	  { echo "installing Debian's polyglot and gnuchess-book"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq polyglot gnuchess-book) >/dev/null; }
 
 $(VENV)/.ok: engine-tests/requirements.txt
 	python3 -m venv $(VENV)
@@ -88,3 +94,8 @@ smp-bench: build
 sftt-bench: build deps
 	$(PY) engine-tests/sftt_bench.py ./$(EXE) --depth $(or $(DEPTH),16)
 	$(CARGO) bench --bench sftt
+
+# Polyglot lookups/s beside python-chess's reader on the same positions, and
+# conversion times of Debian's gnuchess book (Polyglot -> SBOB/JSON -> Polyglot).
+book-interchange-bench: deps
+	BENCH_PYTHON=$(abspath $(PY)) $(CARGO) bench --bench polyglot

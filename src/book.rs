@@ -1,32 +1,65 @@
-//! Opening books: the engine's own YACB format ([`yacb`]), book selection
-//! for play ([`select`]) and the builders behind `archivist book …`.
+//! Opening books on disk, the conversions between them, and book moves in play.
+//!
+//! * [`yacb`]: the engine's own book (seed 000), read over `memmap2`;
+//!   [`select`]: choosing a book move for play.
+//! * [`polyglot`]: the Polyglot format (seed 002), read over `memmap2`.
+//! * [`sbob`]: the SBOB container (seed 003) and its chess mapping;
+//!   [`json`]: SBOB's JSON form.
+//! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`.
+//! * [`convert`]: conversions among Polyglot, SBOB and JSON.
+//!
+//! Every writer goes through [`write_atomic`]: a temporary file in the
+//! target's directory, synced, then renamed over the target, so a crash or a
+//! full disk never leaves a half-written book in its place.
 
+pub mod convert;
+pub mod json;
+pub mod make_book;
+pub mod polyglot;
+pub mod sbob;
 pub mod select;
 pub mod yacb;
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
-/// Writes `bytes` to a temporary file in the target directory, syncs it and
-/// renames it over `path`: a crash never leaves a half-written book.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `bytes` to `path` through a synced temporary file renamed into place.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
+        _ => std::path::PathBuf::from("."),
     };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "book".into());
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let file = File::options().write(true).create_new(true).open(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        w.write_all(bytes)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
+    let written = (|| {
+        let mut file = File::options().write(true).create(true).truncate(true).open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()
     })();
-    if result.is_err() {
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
         let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
-    result
+    // Make the rename itself durable (best effort: not every platform can).
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn write_atomic_replaces_the_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("archivist-book-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.bin");
+        super::write_atomic(&path, b"old").unwrap();
+        super::write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

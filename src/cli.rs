@@ -1,6 +1,8 @@
 //! Command-line tools. With no subcommand the binary speaks UCI.
 //! `anyhow` is used here and only here.
 
+mod book;
+
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
 use clap::{Parser, Subcommand};
@@ -42,6 +44,11 @@ pub enum Command {
         fen: Option<String>,
         #[arg(long)]
         chess960: bool,
+    },
+    /// Opening books: build (Polyglot from PGN), probe, convert (polyglot, sbob, json).
+    Book {
+        #[command(subcommand)]
+        command: book::BookCommand,
     },
     /// Inspect saved transposition tables (SFTT files).
     Tt {
@@ -112,6 +119,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", crate::perft::divide_report(&mut board, depth));
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Book { command }) => book::run(command),
         Some(Command::Tt { command }) => tt_command(command),
         Some(Command::Show { fen, chess960 }) => {
             let stdout = std::io::stdout();

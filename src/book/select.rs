@@ -159,7 +159,13 @@ impl OpeningBooks {
     }
 
     /// The first book (in order) that has a candidate decides.
-    pub fn choose(&self, board: &mut Board, selection: Selection, variety_cp: i32, rng: &mut u64) -> Option<BookChoice> {
+    pub fn choose(
+        &self,
+        board: &mut Board,
+        selection: Selection,
+        variety_cp: i32,
+        rng: &mut u64,
+    ) -> Option<BookChoice> {
         for (path, book) in &self.books {
             let cands = yacb_candidates(book, board);
             if let Some(c) = pick(&cands, selection, variety_cp, rng) {

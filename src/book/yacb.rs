@@ -447,7 +447,7 @@ pub fn write(path: &Path, key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Re
     for e in &unique {
         bytes.extend_from_slice(&e.encode());
     }
-    crate::book::write_atomically(path, &bytes).map_err(io(path))?;
+    crate::book::write_atomic(path, &bytes).map_err(io(path))?;
     Ok(unique.len() as u64)
 }
 

@@ -1,0 +1,266 @@
+//! Conversions among Polyglot, SBOB and SBOB's JSON form, and what each keeps.
+//!
+//! | from → to         | keeps | drops |
+//! |-------------------|-------|-------|
+//! | Polyglot → SBOB/JSON | positions reached from the roots (the start position unless given) through book moves and through any legal move into a position the book knows; each legal move with its weight | learn; entries whose key is never reached and entries whose move is illegal where reached (both counted); evaluation is 0 |
+//! | SBOB/JSON → Polyglot | chess positions (key from the FEN) and their legal moves; weight clamped to 1..=65535 (0 becomes 1) | evaluation, opening names, notations; learn is 0; non-chess or unparsable FENs and moves that are not legal there (counted) |
+//! | SBOB → JSON       | everything (plus piece names and SAN for chess) | nothing |
+//! | JSON → SBOB       | everything else | `opening_name`, `move_notation` (counted; SAN is derived again on the way back) |
+//! | X → X             | everything: the file is validated and rewritten canonically | nothing |
+//!
+//! Input formats are told by content ([`detect`]): `SBOB` magic, JSON text
+//! starting with `{`, else Polyglot (which has no header).
+
+use super::json::{self, JsonError};
+use super::polyglot::{self, PolyglotBook, PolyglotEntry, PolyglotError, WalkStats};
+use super::sbob::{self, SbobBook, SbobError, SbobPosition};
+use crate::board::zobrist::polyglot_key;
+use crate::board::Board;
+use std::fmt;
+use std::path::Path;
+use thiserror::Error;
+
+/// A book format this module reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookFormat {
+    Polyglot,
+    Sbob,
+    Json,
+}
+
+impl fmt::Display for BookFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BookFormat::Polyglot => "polyglot",
+            BookFormat::Sbob => "sbob",
+            BookFormat::Json => "json",
+        })
+    }
+}
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ConvertError {
+    #[error("{path}: {source}")]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Polyglot(#[from] PolyglotError),
+    #[error(transparent)]
+    Sbob(#[from] SbobError),
+    #[error(transparent)]
+    Json(#[from] JsonError),
+}
+
+/// The format of a book image, told by its content.
+pub fn detect(bytes: &[u8]) -> BookFormat {
+    if bytes.starts_with(sbob::MAGIC) {
+        return BookFormat::Sbob;
+    }
+    let text_start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    if text_start.is_some_and(|i| bytes[i] == b'{') && std::str::from_utf8(bytes).is_ok() {
+        return BookFormat::Json;
+    }
+    BookFormat::Polyglot
+}
+
+/// The format a file name suggests (`.bin` Polyglot, `.sbob`, `.json`).
+pub fn format_from_extension(path: &Path) -> Option<BookFormat> {
+    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "bin" | "polyglot" => Some(BookFormat::Polyglot),
+        "sbob" => Some(BookFormat::Sbob),
+        "json" => Some(BookFormat::Json),
+        _ => None,
+    }
+}
+
+/// Counts of what a conversion carried over and left behind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub from: Option<BookFormat>,
+    pub positions: usize,
+    pub moves: usize,
+    /// Polyglot input: entries never reached by the walk.
+    pub unreachable_entries: usize,
+    /// Entries or moves not legal in their position.
+    pub illegal_moves: usize,
+    /// Polyglot input: learn fields that were not zero.
+    pub learn_dropped: usize,
+    /// To Polyglot: positions that are not chess or whose FEN does not parse.
+    pub skipped_positions: usize,
+    /// To Polyglot: weights outside 1..=65535 that were clamped.
+    pub clamped_weights: usize,
+    /// To Polyglot: non-zero evaluations left behind.
+    pub evaluations_dropped: usize,
+    pub opening_names_dropped: usize,
+    pub notations_dropped: usize,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} positions, {} moves", self.positions, self.moves)?;
+        let notes = [
+            (self.unreachable_entries, "entries not reachable from the roots dropped"),
+            (self.illegal_moves, "illegal moves dropped"),
+            (self.learn_dropped, "non-zero learn values dropped"),
+            (self.skipped_positions, "non-chess or unparsable positions dropped"),
+            (self.clamped_weights, "weights clamped to 1..65535"),
+            (self.evaluations_dropped, "evaluations dropped"),
+            (self.opening_names_dropped, "opening names dropped"),
+            (self.notations_dropped, "move notations dropped"),
+        ];
+        for (n, what) in notes {
+            if n > 0 {
+                write!(f, "; {n} {what}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Polyglot → SBOB: walks the book from `roots` (see [`polyglot::walk`]).
+pub fn polyglot_to_sbob(book: &PolyglotBook, roots: &[Board]) -> (SbobBook, Report) {
+    let mut positions = Vec::new();
+    let mut learn_dropped = 0;
+    let stats: WalkStats = polyglot::walk(book, roots, |board, moves| {
+        learn_dropped += moves.iter().filter(|m| m.learn != 0).count();
+        let moves = moves.iter().map(|m| sbob::from_chess_move(board, m.mv, m.weight as u32, 0)).collect();
+        positions.push(SbobPosition { fen: board.fen(), moves });
+    });
+    let report = Report {
+        from: Some(BookFormat::Polyglot),
+        positions: stats.positions,
+        moves: stats.entries,
+        unreachable_entries: stats.unreachable_entries,
+        illegal_moves: stats.illegal_entries,
+        learn_dropped,
+        ..Report::default()
+    };
+    (SbobBook { positions }, report)
+}
+
+/// SBOB → Polyglot entries (see the module table for what is kept).
+pub fn sbob_to_polyglot(book: &SbobBook) -> (Vec<PolyglotEntry>, Report) {
+    let mut report = Report::default();
+    let mut entries = Vec::new();
+    for p in &book.positions {
+        let board = match sbob::game_kind(&p.fen) {
+            sbob::GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
+            _ => None,
+        };
+        let Some(board) = board else {
+            report.skipped_positions += 1;
+            continue;
+        };
+        let key = polyglot_key(&board);
+        let legal = board.legal_moves();
+        let before = entries.len();
+        for m in &p.moves {
+            let Some(mv) = sbob::to_chess_move(&board, &legal, m) else {
+                report.illegal_moves += 1;
+                continue;
+            };
+            let weight = m.weight.clamp(1, u16::MAX as u32);
+            report.clamped_weights += usize::from(weight != m.weight);
+            report.evaluations_dropped += usize::from(m.evaluation != 0);
+            entries.push(polyglot::entry_for(&board, mv, weight as u16, 0));
+            debug_assert_eq!(entries.last().map(|e| e.key), Some(key));
+        }
+        if entries.len() > before {
+            report.positions += 1;
+        }
+    }
+    report.moves = entries.len();
+    polyglot::sort_entries(&mut entries);
+    (entries, report)
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, ConvertError> {
+    std::fs::read(path).map_err(|source| ConvertError::Io { path: path.to_path_buf(), source })
+}
+
+/// An input book, decoded.
+enum Loaded {
+    Polyglot(PolyglotBook),
+    Sbob(SbobBook),
+    Json(json::JsonBook),
+}
+
+fn load(path: &Path) -> Result<Loaded, ConvertError> {
+    let bytes = read_bytes(path)?;
+    Ok(match detect(&bytes) {
+        BookFormat::Polyglot => Loaded::Polyglot(PolyglotBook::from_bytes(bytes)?),
+        BookFormat::Sbob => Loaded::Sbob(sbob::parse(&bytes)?),
+        BookFormat::Json => Loaded::Json(json::parse(&String::from_utf8_lossy(&bytes))?),
+    })
+}
+
+/// Converts the book at `input` into `to` at `output`. `roots` are the walk's
+/// starting positions for Polyglot input (the start position when empty).
+pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> Result<Report, ConvertError> {
+    let default_roots = [Board::startpos()];
+    let roots = if roots.is_empty() { &default_roots[..] } else { roots };
+    let loaded = load(input)?;
+    let mut report = Report::default();
+    // Everything but Polyglot → Polyglot goes through the SBOB model.
+    let sbob_book = match loaded {
+        Loaded::Polyglot(book) if to == BookFormat::Polyglot => {
+            let entries: Vec<PolyglotEntry> = book.iter().collect();
+            polyglot::write_book(output, &entries)?;
+            report.from = Some(BookFormat::Polyglot);
+            report.positions =
+                entries.windows(2).filter(|w| w[0].key != w[1].key).count() + usize::from(!entries.is_empty());
+            report.moves = entries.len();
+            return Ok(report);
+        }
+        Loaded::Polyglot(book) => {
+            let (b, r) = polyglot_to_sbob(&book, roots);
+            report = r;
+            b
+        }
+        Loaded::Sbob(b) => {
+            report.from = Some(BookFormat::Sbob);
+            b
+        }
+        Loaded::Json(j) => {
+            if to == BookFormat::Json {
+                json::write(output, &j)?;
+                report.from = Some(BookFormat::Json);
+                report.positions = j.positions.len();
+                report.moves = j.positions.iter().map(|p| p.moves.len()).sum();
+                return Ok(report);
+            }
+            let (b, dropped) = json::to_sbob(&j)?;
+            report.from = Some(BookFormat::Json);
+            report.opening_names_dropped = dropped.opening_names;
+            report.notations_dropped = dropped.move_notations;
+            b
+        }
+    };
+    match to {
+        BookFormat::Polyglot => {
+            let (entries, r) = sbob_to_polyglot(&sbob_book);
+            polyglot::write_book(output, &entries)?;
+            Ok(Report {
+                from: report.from,
+                opening_names_dropped: report.opening_names_dropped,
+                notations_dropped: report.notations_dropped,
+                ..r
+            })
+        }
+        BookFormat::Sbob | BookFormat::Json => {
+            if report.from != Some(BookFormat::Polyglot) {
+                report.positions = sbob_book.positions.len();
+                report.moves = sbob_book.positions.iter().map(|p| p.moves.len()).sum();
+            }
+            if to == BookFormat::Sbob {
+                sbob::write(output, &sbob_book)?;
+            } else {
+                json::write(output, &json::from_sbob(&sbob_book))?;
+            }
+            Ok(report)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,421 @@
+//! Polyglot opening books (seed 002; FORMATS.md "Polyglot"). Big-endian.
+//!
+//! A book is a bare array of 16-byte entries, no header:
+//!
+//! | offset | size | field      | validated                                              |
+//! |--------|------|------------|--------------------------------------------------------|
+//! | 0      | 8    | key (u64)  | keys ascending (equal keys allowed, one entry per move) |
+//! | 8      | 2    | move (u16) | bit 15 clear; promotion code (bits 12–14) 0..=4         |
+//! | 10     | 2    | weight     | — (0 is kept; selection never picks it)                 |
+//! | 12     | 4    | learn      | —                                                       |
+//!
+//! The file length must be a multiple of 16 (the real `polyglot` tool and
+//! python-chess's reader differ here: the tool accepts anything silently).
+//! Entry `i` starts at offset `16·i`.
+//!
+//! Move field: bits 0–2 to-file, 3–5 to-row, 6–8 from-file, 9–11 from-row,
+//! 12–14 promotion (none 0, N 1, B 2, R 3, Q 4). Castling is king-takes-rook
+//! (`e1h1`, `e1a1`, `e8h8`, `e8a8`; in Chess960 the king's square to its
+//! rook's square), which is also the engine's own castling move. In standard
+//! chess the king-to-destination form (`e1g1` …) that some books use is
+//! accepted as castling too, as python-chess does. A raw move that is not a
+//! legal move of the probed position (hash collision, garbage, a drop with
+//! from = to) is skipped, never played.
+//!
+//! Keys: [`polyglot_key`]. For Chess960 the seed describes an extended
+//! 16-entry `RandomCastle` table whose values were never published ("to be
+//! filled in"); xboard, which the seed names as the implementer, and
+//! python-chess both hash castling rights by side only (entries 768..772, one
+//! per colour and wing whichever rook holds the right). This module does the
+//! same, so a Chess960 position with two rooks on one wing of its king and
+//! rights for the inner one shares its key with the outer-rook position: the
+//! seed's "outer rook" convention is the limitation.
+
+use crate::board::notation::{castling_king_target, to_polyglot_move};
+use crate::board::zobrist::polyglot_key;
+use crate::board::{Board, MoveList};
+use crate::types::{Move, PieceType, Square};
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Bytes per entry.
+pub const ENTRY_LEN: usize = 16;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PolyglotError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("size {len} is not a multiple of 16: {extra} trailing bytes at offset {offset}")]
+    BadSize { len: u64, extra: u64, offset: u64 },
+    #[error("entry {index} at offset {offset}: key {key:016x} is below the previous key {previous:016x} (keys must be sorted)")]
+    UnsortedKeys { index: u64, offset: u64, key: u64, previous: u64 },
+    #[error("entry {index} at offset {offset}: move field {raw:#06x} is invalid: {reason}")]
+    BadMove { index: u64, offset: u64, raw: u16, reason: &'static str },
+}
+
+/// One 16-byte record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PolyglotEntry {
+    pub key: u64,
+    pub raw_move: u16,
+    pub weight: u16,
+    pub learn: u32,
+}
+
+impl PolyglotEntry {
+    pub fn from_bytes(b: &[u8; ENTRY_LEN]) -> PolyglotEntry {
+        let [k0, k1, k2, k3, k4, k5, k6, k7, m0, m1, w0, w1, l0, l1, l2, l3] = *b;
+        PolyglotEntry {
+            key: u64::from_be_bytes([k0, k1, k2, k3, k4, k5, k6, k7]),
+            raw_move: u16::from_be_bytes([m0, m1]),
+            weight: u16::from_be_bytes([w0, w1]),
+            learn: u32::from_be_bytes([l0, l1, l2, l3]),
+        }
+    }
+
+    pub fn to_bytes(&self) -> [u8; ENTRY_LEN] {
+        let mut b = [0u8; ENTRY_LEN];
+        b[0..8].copy_from_slice(&self.key.to_be_bytes());
+        b[8..10].copy_from_slice(&self.raw_move.to_be_bytes());
+        b[10..12].copy_from_slice(&self.weight.to_be_bytes());
+        b[12..16].copy_from_slice(&self.learn.to_be_bytes());
+        b
+    }
+}
+
+/// A book move converted to a legal engine move of the probed position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolyglotMove {
+    /// The engine move (castling king-takes-rook).
+    pub mv: Move,
+    pub raw_move: u16,
+    pub weight: u16,
+    pub learn: u32,
+}
+
+/// Why a move field is invalid, if it is.
+pub fn check_move_field(raw: u16) -> Result<(), &'static str> {
+    if raw & 0x8000 != 0 {
+        return Err("bit 15 is set");
+    }
+    if (raw >> 12 & 7) > 4 {
+        return Err("promotion code above 4 (queen)");
+    }
+    Ok(())
+}
+
+/// Validates a whole book image; returns the number of entries.
+pub fn parse(bytes: &[u8]) -> Result<usize, PolyglotError> {
+    let len = bytes.len();
+    let extra = len % ENTRY_LEN;
+    if extra != 0 {
+        return Err(PolyglotError::BadSize { len: len as u64, extra: extra as u64, offset: (len - extra) as u64 });
+    }
+    let mut previous = 0u64;
+    for (index, chunk) in bytes.chunks_exact(ENTRY_LEN).enumerate() {
+        let mut b = [0u8; ENTRY_LEN];
+        b.copy_from_slice(chunk);
+        let e = PolyglotEntry::from_bytes(&b);
+        let offset = (index * ENTRY_LEN) as u64;
+        if e.key < previous {
+            return Err(PolyglotError::UnsortedKeys { index: index as u64, offset, key: e.key, previous });
+        }
+        if let Err(reason) = check_move_field(e.raw_move) {
+            return Err(PolyglotError::BadMove { index: index as u64, offset, raw: e.raw_move, reason });
+        }
+        previous = e.key;
+    }
+    Ok(len / ENTRY_LEN)
+}
+
+enum Storage {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Storage {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Mapped(m) => m,
+            Storage::Owned(v) => v,
+        }
+    }
+}
+
+/// A validated Polyglot book, memory-mapped (or owned, for books built in memory).
+pub struct PolyglotBook {
+    storage: Storage,
+    len: usize,
+}
+
+impl std::fmt::Debug for PolyglotBook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolyglotBook").field("entries", &self.len).finish()
+    }
+}
+
+impl PolyglotBook {
+    /// Maps and validates the book at `path`.
+    pub fn open(path: &Path) -> Result<PolyglotBook, PolyglotError> {
+        let io = |source| PolyglotError::Io { path: path.to_path_buf(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        if size == 0 {
+            return Ok(PolyglotBook { storage: Storage::Owned(Vec::new()), len: 0 });
+        }
+        // SAFETY: the map is read-only and private to this process; if another
+        // process truncates the file while we read it we may fault, which is
+        // the documented hazard of memory-mapped files.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        let len = parse(&map)?;
+        Ok(PolyglotBook { storage: Storage::Mapped(map), len })
+    }
+
+    /// Validates an in-memory book image.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<PolyglotBook, PolyglotError> {
+        let len = parse(&bytes)?;
+        Ok(PolyglotBook { storage: Storage::Owned(bytes), len })
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The raw file image.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.storage.bytes()
+    }
+
+    /// Entry `index`, or `None` past the end.
+    pub fn entry(&self, index: usize) -> Option<PolyglotEntry> {
+        let start = index.checked_mul(ENTRY_LEN)?;
+        let chunk = self.storage.bytes().get(start..start.checked_add(ENTRY_LEN)?)?;
+        let mut b = [0u8; ENTRY_LEN];
+        b.copy_from_slice(chunk);
+        Some(PolyglotEntry::from_bytes(&b))
+    }
+
+    fn key_at(&self, index: usize) -> u64 {
+        let start = index * ENTRY_LEN;
+        match self.storage.bytes().get(start..start + 8) {
+            Some(k) => k.iter().fold(0u64, |acc, &b| acc << 8 | b as u64),
+            None => u64::MAX,
+        }
+    }
+
+    /// Every entry in file order.
+    pub fn iter(&self) -> impl Iterator<Item = PolyglotEntry> + '_ {
+        (0..self.len).filter_map(move |i| self.entry(i))
+    }
+
+    /// Index range of the entries with `key` (binary search for the first).
+    pub fn range(&self, key: u64) -> std::ops::Range<usize> {
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.key_at(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut end = lo;
+        while end < self.len && self.key_at(end) == key {
+            end += 1;
+        }
+        lo..end
+    }
+
+    /// Every entry with `key`, in file order.
+    pub fn entries(&self, key: u64) -> impl Iterator<Item = PolyglotEntry> + '_ {
+        self.range(key).filter_map(move |i| self.entry(i))
+    }
+
+    pub fn contains_key(&self, key: u64) -> bool {
+        !self.range(key).is_empty()
+    }
+
+    /// The entries of `board` whose moves are legal there, in file order,
+    /// weight 0 included (as python-chess's `find_all(board, minimum_weight=0)`).
+    pub fn moves(&self, board: &Board) -> Vec<PolyglotMove> {
+        let range = self.range(polyglot_key(board));
+        if range.is_empty() {
+            return Vec::new();
+        }
+        let legal = board.legal_moves();
+        range
+            .filter_map(|i| self.entry(i))
+            .filter_map(|e| {
+                let mv = decode_move(board, &legal, e.raw_move)?;
+                Some(PolyglotMove { mv, raw_move: e.raw_move, weight: e.weight, learn: e.learn })
+            })
+            .collect()
+    }
+
+    /// A move drawn in proportion to its weight, as python-chess's
+    /// `weighted_choice`: with `total` the sum of the weights, the first move
+    /// whose running sum exceeds `random % total`. `None` when the weights sum to 0.
+    pub fn weighted_choice(&self, board: &Board, random: u64) -> Option<PolyglotMove> {
+        pick_weighted(&self.moves(board), random)
+    }
+
+    /// The heaviest move (the first of equals, in file order); weight-0 moves never.
+    pub fn best(&self, board: &Board) -> Option<PolyglotMove> {
+        pick_best(&self.moves(board))
+    }
+}
+
+/// Weighted pick among `moves` (see [`PolyglotBook::weighted_choice`]).
+pub fn pick_weighted(moves: &[PolyglotMove], random: u64) -> Option<PolyglotMove> {
+    let total: u64 = moves.iter().map(|m| m.weight as u64).sum();
+    if total == 0 {
+        return None;
+    }
+    let r = random % total;
+    let mut sum = 0u64;
+    moves.iter().copied().find(|m| {
+        sum += m.weight as u64;
+        sum > r
+    })
+}
+
+/// Heaviest move, first of equals; `None` if every weight is 0.
+pub fn pick_best(moves: &[PolyglotMove]) -> Option<PolyglotMove> {
+    let mut best: Option<PolyglotMove> = None;
+    for m in moves.iter().filter(|m| m.weight > 0) {
+        match best {
+            Some(b) if b.weight >= m.weight => {}
+            _ => best = Some(*m),
+        }
+    }
+    best
+}
+
+/// The legal move of `board` (whose legal moves are `legal`) for a raw
+/// Polyglot move field, if there is one.
+pub fn decode_move(board: &Board, legal: &MoveList, raw: u16) -> Option<Move> {
+    check_move_field(raw).ok()?;
+    let to = Square::new((raw & 63) as u8);
+    let from = Square::new((raw >> 6 & 63) as u8);
+    let promo = match raw >> 12 & 7 {
+        0 => None,
+        1 => Some(PieceType::Knight),
+        2 => Some(PieceType::Bishop),
+        3 => Some(PieceType::Rook),
+        _ => Some(PieceType::Queen),
+    };
+    if from == to {
+        return None;
+    }
+    legal.iter().find(|&m| {
+        m.from() == from
+            && m.promotion_piece() == promo
+            && (m.to() == to || (m.is_castling() && !board.is_chess960() && castling_king_target(m) == to))
+    })
+}
+
+/// The Polyglot entry for a legal move `m` of `board`.
+pub fn entry_for(board: &Board, m: Move, weight: u16, learn: u32) -> PolyglotEntry {
+    PolyglotEntry { key: polyglot_key(board), raw_move: to_polyglot_move(m), weight, learn }
+}
+
+/// Book order: keys ascending, heaviest first within a key, equal weights in
+/// their given order (a stable sort, as `polyglot make-book`'s glibc qsort,
+/// which is a merge sort, leaves them).
+pub fn sort_entries(entries: &mut [PolyglotEntry]) {
+    entries.sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.cmp(&a.weight)));
+}
+
+/// The file image of `entries` in book order.
+pub fn encode(entries: &[PolyglotEntry]) -> Vec<u8> {
+    let mut sorted = entries.to_vec();
+    sort_entries(&mut sorted);
+    let mut out = Vec::with_capacity(sorted.len() * ENTRY_LEN);
+    for e in &sorted {
+        out.extend_from_slice(&e.to_bytes());
+    }
+    out
+}
+
+/// Writes `entries` in book order (temporary file, sync, rename).
+pub fn write_book(path: &Path, entries: &[PolyglotEntry]) -> Result<(), PolyglotError> {
+    for (index, e) in entries.iter().enumerate() {
+        if let Err(reason) = check_move_field(e.raw_move) {
+            let offset = (index * ENTRY_LEN) as u64;
+            return Err(PolyglotError::BadMove { index: index as u64, offset, raw: e.raw_move, reason });
+        }
+    }
+    super::write_atomic(path, &encode(entries)).map_err(|source| PolyglotError::Io { path: path.to_path_buf(), source })
+}
+
+/// What [`walk`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WalkStats {
+    /// Positions visited that have at least one legal book move.
+    pub positions: usize,
+    /// Entries of those positions whose moves are legal there.
+    pub entries: usize,
+    /// Entries at reached keys whose move is not legal there.
+    pub illegal_entries: usize,
+    /// Entries whose key no walked position has.
+    pub unreachable_entries: usize,
+}
+
+/// Enumerates the positions of a book: breadth-first from `roots` through
+/// book moves and through every legal move into a position the book knows
+/// (moves a book leaves out: one-sided books, moves that never scored).
+/// Calls `visit(board, moves)` once per distinct key with legal book moves,
+/// in breadth-first order; moves in file order.
+pub fn walk(book: &PolyglotBook, roots: &[Board], mut visit: impl FnMut(&mut Board, &[PolyglotMove])) -> WalkStats {
+    let mut stats = WalkStats::default();
+    let mut seen = HashSet::new();
+    let mut queue: VecDeque<Board> = roots.iter().cloned().collect();
+    let mut reached_entries = 0usize;
+    while let Some(mut board) = queue.pop_front() {
+        board.clear_history();
+        let key = polyglot_key(&board);
+        if !seen.insert(key) {
+            continue;
+        }
+        let range = book.range(key);
+        reached_entries += range.len();
+        let moves = book.moves(&board);
+        stats.illegal_entries += range.len() - moves.len();
+        if !moves.is_empty() {
+            stats.positions += 1;
+            stats.entries += moves.len();
+            visit(&mut board, &moves);
+        }
+        // Book moves, and every legal move into a position the book knows
+        // (a move the book dropped, e.g. one that never scored).
+        let children: Vec<Move> = board
+            .legal_moves()
+            .iter()
+            .filter(|&m| moves.iter().any(|b| b.mv == m) || child_known(book, &mut board, m))
+            .collect();
+        for m in children {
+            let mut child = board.clone();
+            child.make_move(m);
+            queue.push_back(child);
+        }
+    }
+    stats.unreachable_entries = book.len() - reached_entries;
+    stats
+}
+
+fn child_known(book: &PolyglotBook, board: &mut Board, m: Move) -> bool {
+    board.make_move(m);
+    let known = book.contains_key(polyglot_key(board));
+    board.unmake_move();
+    known
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,234 @@
+//! `archivist book …`: build Polyglot books from PGN, probe them, convert
+//! among Polyglot, SBOB and JSON.
+
+use crate::board::zobrist::polyglot_key;
+use crate::board::Board;
+use crate::book::convert::{self, BookFormat};
+use crate::book::make_book::{make_book, MakeBookOptions};
+use crate::book::polyglot::{self, PolyglotBook};
+use crate::pgn;
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const CONVERT_HELP: &str = "\
+What each direction keeps and drops:
+  polyglot -> sbob|json  keeps the positions reached from the start position
+                         (or each --root) through book moves and through any
+                         legal move into a position the book knows, with each
+                         legal move and its weight. Drops learn values, entries whose
+                         key is never reached and entries whose move is illegal
+                         where reached (all counted). Evaluations are 0; JSON
+                         gets SAN in move_notation.
+  sbob|json -> polyglot  keeps chess positions (key computed from the FEN) and
+                         their legal moves; weight clamped to 1..65535 (0 becomes
+                         1). Drops evaluations, opening names, notations, learn
+                         (0), non-chess or unparsable positions and illegal
+                         moves (counted).
+  sbob -> json           keeps everything; adds piece names and SAN (chess).
+  json -> sbob           keeps everything but opening_name and move_notation,
+                         which the binary form has no place for (counted).
+  X -> X                 validates and rewrites canonically.
+The input format is told by content (SBOB magic, JSON text, else Polyglot).";
+
+#[derive(Subcommand, Debug)]
+pub enum BookCommand {
+    /// Build a book from PGN games (Polyglot: as `polyglot make-book`).
+    Build(BuildArgs),
+    /// Show a Polyglot book's moves for a position.
+    Probe(ProbeArgs),
+    /// Convert a book to another format (polyglot, sbob, json).
+    #[command(after_long_help = CONVERT_HELP)]
+    Convert(ConvertArgs),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildFormat {
+    Polyglot,
+}
+
+/// Byte-identical to `polyglot make-book` for PGN without FEN tags; unlike the
+/// tool, FEN tags and Chess960 games are honoured and a game with an illegal
+/// move is reported (file, game, ply) and skipped instead of ending the run.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// Book format to write.
+    #[arg(long, value_enum, default_value_t = BuildFormat::Polyglot)]
+    pub format: BuildFormat,
+    /// PGN files, read in order.
+    #[arg(long, num_args = 1.., required = true)]
+    pub pgn: Vec<PathBuf>,
+    /// Output book.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Count only the first N plies of each game.
+    #[arg(long, default_value_t = 1024)]
+    pub max_ply: usize,
+    /// Keep moves played at least N times.
+    #[arg(long, default_value_t = 3)]
+    pub min_game: u32,
+    /// Keep moves scoring at least this many percent for the mover.
+    #[arg(long, default_value_t = 0.0)]
+    pub min_score: f64,
+    /// Keep only white's moves.
+    #[arg(long, conflicts_with = "only_black")]
+    pub only_white: bool,
+    /// Keep only black's moves.
+    #[arg(long)]
+    pub only_black: bool,
+    /// Give every move weight 1.
+    #[arg(long)]
+    pub uniform: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// The book (Polyglot).
+    pub book: PathBuf,
+    /// Position to look up (default: the start position).
+    #[arg(long, default_value = Board::START_FEN)]
+    pub fen: String,
+    /// Treat the position as Chess960 (UCI castling as king-takes-rook).
+    #[arg(long)]
+    pub chess960: bool,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvertTo {
+    Polyglot,
+    Sbob,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Input book (format told by content).
+    pub input: PathBuf,
+    /// Output book.
+    pub output: PathBuf,
+    /// Output format (default: from OUT's extension: .bin, .sbob, .json).
+    #[arg(long, value_enum)]
+    pub to: Option<ConvertTo>,
+    /// Polyglot input: walk from this position instead of the start position (repeatable).
+    #[arg(long = "root", value_name = "FEN")]
+    pub roots: Vec<String>,
+}
+
+pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        BookCommand::Build(args) => build(args),
+        BookCommand::Probe(args) => probe(args),
+        BookCommand::Convert(args) => convert_book(args),
+    }
+}
+
+fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let BuildFormat::Polyglot = args.format;
+    let options = MakeBookOptions {
+        max_ply: args.max_ply,
+        min_game: args.min_game,
+        min_score: args.min_score,
+        only_white: args.only_white,
+        only_black: args.only_black,
+        uniform: args.uniform,
+    };
+    let mut games = Vec::new();
+    let mut origin = Vec::new();
+    for path in &args.pgn {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let parsed = pgn::parse(&String::from_utf8_lossy(&bytes));
+        origin.extend((1..=parsed.len()).map(|n| (path.clone(), n)));
+        games.extend(parsed);
+    }
+    let (entries, warnings) = make_book(&games, &options);
+    for w in &warnings {
+        match origin.get(w.game().wrapping_sub(1)) {
+            Some((path, n)) => eprintln!("warning: {}: game {n}: {w}", path.display()),
+            None => eprintln!("warning: {w}"),
+        }
+    }
+    polyglot::write_book(&args.out, &entries)?;
+    println!(
+        "{} games, {} skipped, {} entries written to {}",
+        games.len(),
+        warnings.len(),
+        entries.len(),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct ProbeJson {
+    fen: String,
+    key: String,
+    format: &'static str,
+    entry: Option<()>,
+    moves: Vec<ProbeMoveJson>,
+}
+
+#[derive(Serialize)]
+struct ProbeMoveJson {
+    uci: String,
+    san: String,
+    weight: u16,
+    learn: u32,
+    entry: Option<()>,
+}
+
+fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
+    let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
+    let book = PolyglotBook::open(&args.book)?;
+    let moves = book.moves(&board);
+    let key = polyglot_key(&board);
+    let rows: Vec<ProbeMoveJson> = moves
+        .iter()
+        .map(|m| ProbeMoveJson {
+            uci: board.move_to_uci(m.mv),
+            san: board.move_to_san(m.mv),
+            weight: m.weight,
+            learn: m.learn,
+            entry: None,
+        })
+        .collect();
+    if args.json {
+        let out =
+            ProbeJson { fen: board.fen(), key: format!("{key:016x}"), format: "polyglot", entry: None, moves: rows };
+        println!("{}", serde_json::to_string(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let total: u64 = rows.iter().map(|r| r.weight as u64).sum();
+    println!("Fen: {}", board.fen());
+    println!("Key: {key:016x}");
+    println!("Format: polyglot");
+    println!("Moves: {}", rows.len());
+    for r in &rows {
+        let share = if total > 0 { 100.0 * r.weight as f64 / total as f64 } else { 0.0 };
+        println!("  {:<6} {:<8} weight {:>5} ({share:5.1}%)  learn {}", r.uci, r.san, r.weight, r.learn);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {
+    let to = match args.to {
+        Some(ConvertTo::Polyglot) => BookFormat::Polyglot,
+        Some(ConvertTo::Sbob) => BookFormat::Sbob,
+        Some(ConvertTo::Json) => BookFormat::Json,
+        None => convert::format_from_extension(&args.output)
+            .with_context(|| format!("cannot tell the output format from '{}': pass --to", args.output.display()))?,
+    };
+    let roots = args
+        .roots
+        .iter()
+        .map(|f| Board::from_fen(f, false).with_context(|| format!("bad --root FEN '{f}'")))
+        .collect::<anyhow::Result<Vec<Board>>>()?;
+    let report = convert::convert(&args.input, &args.output, to, &roots)?;
+    let from = report.from.map_or_else(|| "?".to_string(), |f| f.to_string());
+    println!("{} ({from}) -> {} ({to}): {report}", args.input.display(), args.output.display());
+    Ok(ExitCode::SUCCESS)
+}
