@@ -17,6 +17,7 @@ pub mod eval;
 pub mod logging;
 pub mod perft;
 pub mod pgn;
+pub mod records;
 pub mod search;
 pub mod tt;
 pub mod types;
