@@ -19,6 +19,7 @@ pub mod perft;
 pub mod pgn;
 pub mod records;
 pub mod search;
+pub mod selfplay;
 pub mod tt;
 pub mod types;
 pub mod uci;
