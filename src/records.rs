@@ -43,8 +43,9 @@
 //! result.
 //!
 //! Reading never panics and never trusts the input: every problem is a
-//! [`RecordError`] naming the game index and the byte offset. The format is
-//! stable: it is defined by the seed and by the `montyformat` crate.
+//! [`RecordError`] naming the game (0-based index) and the absolute byte
+//! offset in the file. The format is stable: it is defined by the seed and
+//! by the `montyformat` crate.
 
 pub mod text;
 

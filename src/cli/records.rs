@@ -3,6 +3,7 @@
 //! for a valid file).
 
 use crate::records::{self, text, RecordError};
+use anyhow::Context;
 use clap::Subcommand;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,7 +32,7 @@ pub enum RecordsCommand {
 pub fn run(command: RecordsCommand) -> anyhow::Result<ExitCode> {
     let (RecordsCommand::Dump { file, .. } | RecordsCommand::Stats { file } | RecordsCommand::Verify { file }) =
         &command;
-    let map = records::map(file)?;
+    let map = records::map(file).with_context(|| format!("opening {}", file.display()))?;
     let invalid = |e: &RecordError| {
         eprintln!("{}: invalid: {e}", file.display());
         Ok(ExitCode::FAILURE)

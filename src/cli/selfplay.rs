@@ -116,7 +116,7 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
         selfplay::SearchLimit::Depth(d) => format!("depth {d}"),
     };
     eprintln!(
-        "selfplay: {} games, {limit} per move, {} threads, {} MB hash each, seed {}, openings: {opening_text}{} -> {}",
+        "selfplay: {} games, {limit} per move, game threads {}, hash {} MB each, seed {}, openings: {opening_text}{} -> {}",
         settings.games,
         settings.threads,
         settings.hash_mb,

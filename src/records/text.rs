@@ -9,7 +9,8 @@ use std::io::Write;
 /// What `records dump` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DumpFormat {
-    /// One header line per game, one line per ply: move, score, count, visits.
+    /// One header line per game (`game I`, the 0-based index that errors
+    /// name too), one line per ply: move, score, count, visits.
     Plain,
     /// One PGN game per record (FEN and Variant tags when needed).
     Pgn,
@@ -39,8 +40,7 @@ pub fn dump(data: &[u8], format: DumpFormat, out: &mut impl Write) -> Result<Tot
 fn plain(game: &Game, index: u64, offset: u64, out: &mut impl Write) -> Result<(), RecordError> {
     writeln!(
         out,
-        "game {} at offset {offset}: {} plies, result {}, start {}",
-        index + 1,
+        "game {index} at offset {offset}: {} plies, result {}, start {}",
         game.plies.len(),
         game.result,
         game.start.fen()

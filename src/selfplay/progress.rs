@@ -87,6 +87,7 @@ impl Progress for Bar {
 
     fn finish(&mut self, s: &Snapshot) {
         self.update(s);
-        self.bar.finish();
+        // An interrupted run leaves the bar where it stopped.
+        self.bar.abandon();
     }
 }
