@@ -564,6 +564,9 @@ fn decode_header(cur: &mut Cursor) -> Result<Board, RecordError> {
         offset: offset + 34,
         reason,
     })?;
+    if ep > 63 {
+        return Err(RecordError::BadEnPassant { game, offset: offset + 33, value: ep });
+    }
     let ep_field = if ep == 0 { "-".to_string() } else { Square::new(ep).to_string() };
     let placement = placement(&squares);
     let stm_char = if side == Color::White { 'w' } else { 'b' };

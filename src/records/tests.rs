@@ -225,6 +225,9 @@ fn rejects_impossible_en_passant_square() {
     let mut g = one_game();
     g[33] = 20; // e3 with white to move and no pawn that just moved
     assert!(matches!(first_error(&g), RecordError::BadEnPassant { value: 20, offset: 33, .. }));
+    // Not a square at all (84 & 63 would be e3 again).
+    g[33] = 84;
+    assert!(matches!(first_error(&g), RecordError::BadEnPassant { value: 84, .. }));
 }
 
 #[test]

@@ -35,15 +35,29 @@ pub fn expected_score(value: i32) -> f64 {
 }
 
 /// The search of the current move, reachable from the writer thread so an
-/// interrupt also stops a long search.
+/// interrupt also stops a long search. Once stopped, every later search
+/// of the slot stops at once too.
 #[derive(Default)]
-pub struct StopSlot(Mutex<Option<Arc<Shared>>>);
+pub struct StopSlot {
+    current: Mutex<Option<Arc<Shared>>>,
+    stopped: AtomicBool,
+}
 
 impl StopSlot {
     pub fn stop(&self) {
-        if let Some(s) = self.0.lock().as_ref() {
+        let current = self.current.lock();
+        self.stopped.store(true, Relaxed);
+        if let Some(s) = current.as_ref() {
             s.stop.store(true, Relaxed);
         }
+    }
+
+    fn register(&self, shared: &Arc<Shared>) {
+        let mut current = self.current.lock();
+        if self.stopped.load(Relaxed) {
+            shared.stop.store(true, Relaxed);
+        }
+        *current = Some(Arc::clone(shared));
     }
 }
 
@@ -89,12 +103,12 @@ impl Player {
     /// Searches `board` with the player's limits.
     pub fn search(&mut self, board: &Board) -> Outcome {
         let shared = Arc::new(Shared::new(1, false));
-        *self.slot.0.lock() = Some(Arc::clone(&shared));
+        self.slot.register(&shared);
         let start = Instant::now();
         let out =
             run(board, &self.limits, &self.config, &self.tt, &shared, std::slice::from_mut(&mut self.worker), None);
         self.search_time += start.elapsed();
-        *self.slot.0.lock() = None;
+        *self.slot.current.lock() = None;
         out
     }
 }
