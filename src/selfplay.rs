@@ -50,6 +50,10 @@ pub enum SelfplayError {
     Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Openings(#[from] OpeningError),
+    #[error("{what} is not available in this build yet")]
+    Unavailable { what: String },
+    #[error("tablebases: {0}")]
+    Tablebases(String),
 }
 
 /// The search budget of every move.
@@ -102,7 +106,8 @@ pub struct Hooks {
 ///
 /// Merge point for the `book` module: wrap its reader in a type that
 /// implements [`openings::BookMoves`] and return
-/// `Box::new(openings::BookWalk { book, max_plies, chess960 })`.
+/// `Box::new(openings::BookWalk { book, max_plies, chess960 })`; its errors
+/// become [`OpeningError::Book`].
 pub fn open_book(path: &Path, _chess960: bool, _max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
     Err(OpeningError::Unavailable {
         what: format!("the book {} (YACB and Polyglot books; use --openings for EPD or PGN)", path.display()),
@@ -113,9 +118,9 @@ pub fn open_book(path: &Path, _chess960: bool, _max_plies: u32) -> Result<Box<dy
 ///
 /// Merge point for the `tb` module: implement [`Adjudicator`] for
 /// `tb::Tablebases` (a WDL probe when the piece count is covered) and
-/// return it boxed.
-pub fn open_tablebases(dirs: &str) -> Result<Box<dyn Adjudicator>, OpeningError> {
-    Err(OpeningError::Unavailable { what: format!("Syzygy tablebases ({dirs})") })
+/// return it boxed; its errors become [`SelfplayError::Tablebases`].
+pub fn open_tablebases(dirs: &str) -> Result<Box<dyn Adjudicator>, SelfplayError> {
+    Err(SelfplayError::Unavailable { what: format!("Syzygy tablebases ({dirs})") })
 }
 
 /// Counters of a run so far.

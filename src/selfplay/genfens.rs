@@ -9,11 +9,11 @@
 
 use super::game::{balanced_opening, Player, StopSlot};
 use super::openings::{FileOpenings, OpeningError, OpeningSource, Rng};
-use super::{Hooks, Settings};
-use crate::search::Limits;
-use std::path::Path;
+use super::{config, Hooks, ScoreRules, SearchLimit, Settings};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Nodes of the balance check of each position.
 pub const CHECK_NODES: u64 = 1000;
@@ -82,14 +82,21 @@ pub fn generate(req: &Request, chess960: bool) -> Result<Vec<String>, OpeningErr
     let has_book = openings.is_some();
     let hooks = Hooks { openings, adjudicator: None };
     let settings = Settings {
+        out: PathBuf::new(),
+        append: false,
+        games: req.count,
+        limit: SearchLimit::Nodes(CHECK_NODES),
+        threads: 1,
+        hash_mb: 4,
+        seed: req.seed,
         random_plies: if has_book { 2 } else { 8 },
         chess960,
-        ..crate::selfplay::config::Preset { out: Some("-".into()), ..Default::default() }
-            .resolve(req.seed)
-            .map_err(|e| OpeningError::Unavailable { what: e.to_string() })?
+        max_plies: config::DEFAULT_MAX_PLIES,
+        opening_cp_limit: config::DEFAULT_OPENING_CP_LIMIT,
+        score_rules: ScoreRules::default(),
+        progress_interval: Duration::from_secs(10),
     };
-    let limits = Limits { nodes: Some(CHECK_NODES), ..Limits::default() };
-    let mut player = Player::new(4, limits, Arc::new(StopSlot::default()));
+    let mut player = Player::new(settings.hash_mb, settings.limits(), Arc::new(StopSlot::default()));
     player.new_game();
     let never = AtomicBool::new(false);
     let mut fens = Vec::with_capacity(req.count.min(1 << 20) as usize);

@@ -21,6 +21,8 @@ pub enum OpeningError {
     BadGame { path: String, game: usize, reason: String },
     #[error("{path}: no usable opening positions")]
     Empty { path: String },
+    #[error("{path}: {reason}")]
+    Book { path: String, reason: String },
     #[error("{what} is not available in this build yet")]
     Unavailable { what: String },
 }
