@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -99,3 +99,12 @@ sftt-bench: build deps
 # conversion times of Debian's gnuchess book (Polyglot -> SBOB/JSON -> Polyglot).
 book-interchange-bench: deps
 	BENCH_PYTHON=$(abspath $(PY)) $(CARGO) bench --bench polyglot
+
+# Self-play throughput at 5,000 nodes per move with 1 and 2 game threads, and
+# the share of the game threads' time spent outside the search (goal < 2%).
+SP_GAMES ?= 40
+selfplay-bench: build
+	@d=$$(mktemp -d); for t in 1 2; do \
+	  ./$(EXE) selfplay --out $$d/bench$$t.bin --games $(SP_GAMES) --nodes 5000 --threads $$t --seed 1 2>/dev/null \
+	  | sed -n "s/^selfplay: \([0-9]*\) games.* \([0-9]*\) positions in \([0-9.]*\) s, \([0-9]*\) positions\/s, \([0-9.]*%\) of the time outside the search.*/Threads $$t: \4 positions\/s (\2 positions, \1 games, \3 s), \5 of the time outside the search/p"; \
+	done; rm -rf $$d

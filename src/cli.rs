@@ -1,7 +1,11 @@
-//! Command-line tools. With no subcommand the binary speaks UCI.
+//! Command-line tools. With no subcommand the binary speaks UCI; with
+//! arguments that are not a subcommand, each argument is one UCI line
+//! (`archivist "genfens 10 seed 1 book None" "quit"`, as OpenBench calls it).
 //! `anyhow` is used here and only here.
 
 mod book;
+mod records;
+mod selfplay;
 
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
@@ -13,10 +17,16 @@ pub mod tb;
 
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
-    /// Option defaults (TOML, keys are UCI option names) applied before the UCI loop.
+    /// A TOML file: UCI option defaults applied before the UCI loop, or for
+    /// `selfplay` its preset (configs/selfplay.toml).
     #[arg(long, global = true)]
     pub config: Option<std::path::PathBuf>,
+    /// UCI lines to run instead of reading stdin, one per argument
+    /// (e.g. "genfens 10 seed 1 book None" "quit").
+    #[arg(value_name = "UCI_LINE")]
+    pub lines: Vec<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -55,6 +65,14 @@ pub enum Command {
         #[command(subcommand)]
         command: TtCommand,
     },
+    /// Play games against itself and write them as compressed-board game
+    /// records (the `montyformat` layout). `--config FILE` reads a preset.
+    Selfplay(Box<selfplay::SelfplayArgs>),
+    /// Inspect compressed-board game record files (`selfplay` output).
+    Records {
+        #[command(subcommand)]
+        command: records::RecordsCommand,
+    },
     /// Print FEN, engine key, Polyglot key and legal move count of positions
     /// (the `--fen` position, or each FEN line on standard input).
     Show {
@@ -91,6 +109,15 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        None if !cli.lines.is_empty() => {
+            crate::logging::init();
+            let mut uci = crate::uci::Uci::new();
+            if let Some(path) = &cli.config {
+                apply_config(&mut uci, path)?;
+            }
+            uci.run_lines(&cli.lines);
+            Ok(ExitCode::SUCCESS)
+        }
         None => {
             crate::logging::init();
             let mut uci = crate::uci::Uci::new();
@@ -121,6 +148,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Book { command }) => book::run(command),
         Some(Command::Tt { command }) => tt_command(command),
+        Some(Command::Selfplay(args)) => selfplay::run(*args, cli.config.as_deref()),
+        Some(Command::Records { command }) => records::run(command),
         Some(Command::Show { fen, chess960 }) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();

@@ -144,11 +144,25 @@ pub struct RootMove {
     pub nodes: u64,
     /// The tablebase verdict shown instead of a non-mate search score.
     pub tb_value: Option<i32>,
+    /// Nodes spent under this move in the last completed iteration (0 until
+    /// one completes). A node-limited search always stops inside an
+    /// iteration, where `nodes` covers only the moves searched so far;
+    /// self-play takes its visit distribution from this field instead.
+    pub completed_nodes: u64,
 }
 
 impl RootMove {
     fn new(mv: Move) -> RootMove {
-        RootMove { mv, score: -INFINITE, prev_score: -INFINITE, pv: vec![mv], seldepth: 0, nodes: 0, tb_value: None }
+        RootMove {
+            mv,
+            score: -INFINITE,
+            prev_score: -INFINITE,
+            pv: vec![mv],
+            seldepth: 0,
+            nodes: 0,
+            completed_nodes: 0,
+            tb_value: None,
+        }
     }
 }
 

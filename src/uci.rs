@@ -7,7 +7,8 @@
 //! own validating parser (vampirc's grammar rejects Chess960 castling
 //! fields), and the `ponder` flag of `go` (vampirc keeps only one of
 //! `ponder` and the clock). Extensions: `d`, `eval`, `bench [depth]`,
-//! `go perft N`.
+//! `go perft N`, and OpenBench's `genfens N seed S book <None|FILE>`
+//! (`N` lines `info string genfens <FEN>`, see [`crate::selfplay::genfens`]).
 
 use crate::board::notation::uci_string;
 use crate::cli::describe;
@@ -164,6 +165,47 @@ impl Uci {
         self.engine.shutdown();
     }
 
+    /// Handles command-line arguments as UCI lines (`archivist "genfens 10
+    /// seed 1 book None" "quit"`), exactly as if they came on stdin; without
+    /// a `quit`, a search started by the last lines is waited for.
+    pub fn run_lines(&mut self, lines: &[String]) {
+        let mut quit = false;
+        for line in lines {
+            tracing::debug!("<< {line}");
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(line))) {
+                Ok(true) => {
+                    quit = true;
+                    break;
+                }
+                Ok(false) => {}
+                Err(_) => self.info("internal error while handling that line; still running"),
+            }
+        }
+        if !quit {
+            self.engine.wait();
+        }
+        self.engine.shutdown();
+    }
+
+    fn genfens(&mut self, line: &str) {
+        use crate::selfplay::genfens;
+        let req = match genfens::Request::parse(line) {
+            Ok(r) => r,
+            Err(e) => return self.info(&e),
+        };
+        self.engine.stop();
+        let chess960 = self.engine.options().chess960;
+        match genfens::generate(&req, chess960) {
+            Ok(fens) => {
+                let text: Vec<String> = fens.iter().map(|f| format!("info string genfens {f}")).collect();
+                if !text.is_empty() {
+                    self.out.line(&text.join("\n"));
+                }
+            }
+            Err(e) => self.info(&format!("genfens: {e}")),
+        }
+    }
+
     /// Handles one line; returns true on `quit`.
     pub fn handle(&mut self, line: &str) -> bool {
         let line = line.trim();
@@ -190,6 +232,10 @@ impl Uci {
             }
             "position" => {
                 self.position(line);
+                return false;
+            }
+            "genfens" => {
+                self.genfens(line);
                 return false;
             }
             "go" if line.split_whitespace().nth(1) == Some("perft") => {

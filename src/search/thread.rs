@@ -217,6 +217,9 @@ impl Worker {
                 break;
             }
             self.completed_depth = depth;
+            for rm in &mut self.root_moves {
+                rm.completed_nodes = rm.nodes;
+            }
 
             if !main {
                 continue;

@@ -1,0 +1,136 @@
+//! `archivist selfplay`: flags, the preset file, the hooks, Ctrl-C/SIGTERM,
+//! progress on stderr and the summary on stdout.
+
+use crate::selfplay::config::Preset;
+use crate::selfplay::openings::FileOpenings;
+use crate::selfplay::progress::{Bar, Lines, Progress};
+use crate::selfplay::{self, Hooks};
+use anyhow::Context;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Flags of `selfplay`; each overrides the preset's value (see
+/// configs/selfplay.toml for the defaults).
+#[derive(clap::Args, Debug, Default)]
+pub struct SelfplayArgs {
+    /// Output file (compressed-board game records).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Add games to an existing --out instead of refusing it.
+    #[arg(long)]
+    append: bool,
+    /// Number of games.
+    #[arg(long)]
+    games: Option<u64>,
+    /// Nodes per move (default 5000).
+    #[arg(long, conflicts_with = "depth")]
+    nodes: Option<u64>,
+    /// Depth per move instead of nodes.
+    #[arg(long)]
+    depth: Option<i32>,
+    /// Game threads (each plays its own games with a one-thread search).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Hash per game thread, in MB.
+    #[arg(long)]
+    hash: Option<usize>,
+    /// Seed of the openings; the same seed with --threads 1 gives the same bytes.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Opening book (YACB or Polyglot), walked by weight.
+    #[arg(long, conflicts_with = "openings")]
+    book: Option<PathBuf>,
+    /// Opening positions: EPD/FEN lines or PGN games.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Random legal plies after the opening (default 8 without a book or openings file, else 0).
+    #[arg(long)]
+    random_plies: Option<u32>,
+    /// Syzygy tablebase directories (separated by ':'): adjudicate covered positions.
+    #[arg(long)]
+    syzygy: Option<String>,
+    /// Chess960: random start positions (or the openings read as Chess960).
+    #[arg(long)]
+    chess960: bool,
+    /// Recorded plies after which a game is a draw.
+    #[arg(long)]
+    max_plies: Option<u32>,
+}
+
+impl SelfplayArgs {
+    fn into_preset(self) -> Preset {
+        Preset {
+            out: self.out,
+            append: self.append.then_some(true),
+            games: self.games,
+            nodes: self.nodes,
+            depth: self.depth,
+            threads: self.threads,
+            hash: self.hash,
+            seed: self.seed,
+            book: self.book,
+            openings: self.openings,
+            random_plies: self.random_plies,
+            syzygy: self.syzygy,
+            chess960: self.chess960.then_some(true),
+            max_plies: self.max_plies,
+            ..Preset::default()
+        }
+    }
+}
+
+pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let file = match config {
+        Some(path) => Preset::load(path)?,
+        None => Preset::default(),
+    };
+    let preset = file.overridden_by(args.into_preset());
+    let clock_seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64 ^ u64::from(std::process::id()));
+    let settings = preset.resolve(clock_seed)?;
+    let mut hooks = Hooks::default();
+    let mut opening_text = format!("start position, {} random plies", settings.random_plies);
+    if let Some(book) = &preset.book {
+        let source = selfplay::open_book(book, settings.chess960, 16)?;
+        opening_text = format!("{}, {} random plies", source.describe(), settings.random_plies);
+        hooks.openings = Some(source);
+    }
+    if let Some(path) = &preset.openings {
+        let source = FileOpenings::load(path, settings.chess960)?;
+        opening_text =
+            format!("{}, {} random plies", crate::selfplay::OpeningSource::describe(&source), settings.random_plies);
+        hooks.openings = Some(Box::new(source));
+    }
+    if let Some(dirs) = &preset.syzygy {
+        hooks.adjudicator = Some(selfplay::open_tablebases(dirs)?);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("installing the Ctrl-C handler")?;
+    let limit = match settings.limit {
+        selfplay::SearchLimit::Nodes(n) => format!("{n} nodes"),
+        selfplay::SearchLimit::Depth(d) => format!("depth {d}"),
+    };
+    eprintln!(
+        "selfplay: {} games, {limit} per move, game threads {}, hash {} MB each, seed {}, openings: {opening_text}{} -> {}",
+        settings.games,
+        settings.threads,
+        settings.hash_mb,
+        settings.seed,
+        if settings.chess960 { " (Chess960)" } else { "" },
+        settings.out.display()
+    );
+    let mut progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
+        Box::new(Bar::new(settings.games))
+    } else {
+        Box::new(Lines::new(settings.progress_interval))
+    };
+    let summary = selfplay::run(&settings, &hooks, &stop, progress.as_mut())?;
+    println!("{}", summary.line());
+    println!("{}", summary.endings_line());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,327 @@
+//! Self-play data generation: game threads play independent games against
+//! themselves and one writer appends them to a compressed-board game record
+//! file ([`crate::records`]).
+//!
+//! Invariants:
+//! * Only whole games reach the file: each game is encoded into a buffer by
+//!   its thread, then written and flushed by the single writer. When the
+//!   stop flag is raised (Ctrl-C, SIGTERM) the game threads drop their
+//!   unfinished games, the writer writes what was finished and returns.
+//! * Game `i` depends only on the settings, the seed and `i`: its opening
+//!   comes from `Rng::for_game(seed, i)` and the search starts each game with
+//!   a cleared table and history. With one thread the file's bytes are the
+//!   same run after run; with more, the same games come out in another order.
+//! * An existing output file is refused unless appending; appending checks
+//!   the file's framing first and numbers new games after the old ones.
+//!
+//! Hooks: an opening book plugs in as an [`OpeningSource`] (see
+//! [`openings::BookMoves`] and [`openings::BookWalk`]) through [`open_book`],
+//! Syzygy tablebases as an [`Adjudicator`] through [`open_tablebases`].
+
+pub mod adjudication;
+pub mod config;
+pub mod game;
+pub mod genfens;
+pub mod openings;
+pub mod progress;
+
+pub use adjudication::{Adjudicator, Ending, ScoreRules};
+pub use openings::{OpeningError, OpeningSource};
+
+use crate::records::RecordError;
+use crate::search::Limits;
+use game::{FinishedGame, Player, StopSlot};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SelfplayError {
+    #[error("{0} exists; use --append to add games to it")]
+    OutputExists(PathBuf),
+    #[error("{path}: cannot append: {source}")]
+    BadExistingFile { path: PathBuf, source: RecordError },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Openings(#[from] OpeningError),
+    #[error("{what} is not available in this build yet")]
+    Unavailable { what: String },
+    #[error("tablebases: {0}")]
+    Tablebases(String),
+}
+
+/// The search budget of every move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchLimit {
+    Nodes(u64),
+    Depth(i32),
+}
+
+/// A resolved self-play run (see [`config::Preset`] for the defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub out: PathBuf,
+    pub append: bool,
+    pub games: u64,
+    pub limit: SearchLimit,
+    /// Game threads; each search is single-threaded.
+    pub threads: usize,
+    /// Transposition table per game thread.
+    pub hash_mb: usize,
+    pub seed: u64,
+    /// Random legal plies played after the opening source's position.
+    pub random_plies: u32,
+    pub chess960: bool,
+    /// Recorded plies after which a game is a draw.
+    pub max_plies: u32,
+    /// An opening whose first search scores beyond ± this is discarded.
+    pub opening_cp_limit: i32,
+    pub score_rules: ScoreRules,
+    pub progress_interval: Duration,
+}
+
+impl Settings {
+    pub fn limits(&self) -> Limits {
+        match self.limit {
+            SearchLimit::Nodes(n) => Limits { nodes: Some(n), ..Limits::default() },
+            SearchLimit::Depth(d) => Limits { depth: Some(d), ..Limits::default() },
+        }
+    }
+}
+
+/// Optional sources of knowledge from other modules.
+#[derive(Default)]
+pub struct Hooks {
+    pub openings: Option<Box<dyn OpeningSource>>,
+    pub adjudicator: Option<Box<dyn Adjudicator>>,
+}
+
+/// Opens a YACB or Polyglot opening book as an opening source.
+///
+/// Merge point for the `book` module: wrap its reader in a type that
+/// implements [`openings::BookMoves`] and return
+/// `Box::new(openings::BookWalk { book, max_plies, chess960 })`; its errors
+/// become [`OpeningError::Book`].
+pub fn open_book(path: &Path, _chess960: bool, _max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
+    Err(OpeningError::Unavailable {
+        what: format!("the book {} (YACB and Polyglot books; use --openings for EPD or PGN)", path.display()),
+    })
+}
+
+/// Opens Syzygy tablebases (directories separated by `:`) as an adjudicator.
+///
+/// Merge point for the `tb` module: implement [`Adjudicator`] for
+/// `tb::Tablebases` (a WDL probe when the piece count is covered) and
+/// return it boxed; its errors become [`SelfplayError::Tablebases`].
+pub fn open_tablebases(dirs: &str) -> Result<Box<dyn Adjudicator>, SelfplayError> {
+    Err(SelfplayError::Unavailable { what: format!("Syzygy tablebases ({dirs})") })
+}
+
+/// Counters of a run so far.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Snapshot {
+    pub games_done: u64,
+    pub games_target: u64,
+    pub positions: u64,
+    /// White wins, draws, black wins.
+    pub results: [u64; 3],
+    pub elapsed: Duration,
+}
+
+/// What a finished (or interrupted) run did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub snapshot: Snapshot,
+    pub endings: BTreeMap<Ending, u64>,
+    /// Games given up because no opening passed the balance check.
+    pub skipped: u64,
+    /// Share of the game threads' time spent outside the search.
+    pub outside_search: f64,
+    pub interrupted: bool,
+    pub seed: u64,
+    /// Games already in the file before the run (when appending).
+    pub existing_games: u64,
+    pub out: PathBuf,
+}
+
+impl Summary {
+    /// The one-line summary printed at the end of a run.
+    pub fn line(&self) -> String {
+        let s = &self.snapshot;
+        let secs = s.elapsed.as_secs_f64();
+        format!(
+            "selfplay{}: {} games (white {}, draw {}, black {}), {} positions in {:.1} s, {:.0} positions/s, \
+             {:.2}% of the time outside the search, seed {}, written to {}",
+            if self.interrupted { " (interrupted)" } else { "" },
+            s.games_done,
+            s.results[0],
+            s.results[1],
+            s.results[2],
+            s.positions,
+            secs,
+            s.positions as f64 / secs.max(1e-9),
+            100.0 * self.outside_search,
+            self.seed,
+            self.out.display()
+        )
+    }
+
+    /// How the games ended, e.g. `endings: mate 10, repetition 3`.
+    pub fn endings_line(&self) -> String {
+        let parts: Vec<String> = self.endings.iter().map(|(e, n)| format!("{} {n}", e.name())).collect();
+        let skipped =
+            if self.skipped > 0 { format!("; skipped {} (no balanced opening)", self.skipped) } else { String::new() };
+        format!("endings: {}{skipped}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") })
+    }
+}
+
+/// Time accounting of one game thread.
+#[derive(Clone, Copy, Debug, Default)]
+struct ThreadTimes {
+    search: Duration,
+    total: Duration,
+    skipped: u64,
+}
+
+/// Plays the run. `stop` ends it early (all finished games are kept);
+/// `progress` sees a snapshot after every game and about every 200 ms.
+pub fn run(
+    settings: &Settings,
+    hooks: &Hooks,
+    stop: &AtomicBool,
+    progress: &mut dyn progress::Progress,
+) -> Result<Summary, SelfplayError> {
+    let (mut file, existing) = open_output(&settings.out, settings.append)?;
+    let io_err = |source| SelfplayError::Io { path: settings.out.clone(), source };
+    let threads = settings.threads.max(1);
+    let slots: Vec<Arc<StopSlot>> = (0..threads).map(|_| Arc::new(StopSlot::default())).collect();
+    let next = AtomicU64::new(existing);
+    let end = existing.saturating_add(settings.games);
+    let halt = AtomicBool::new(false);
+    let (tx, rx) = crossbeam_channel::bounded::<FinishedGame>(threads * 2);
+    let start = Instant::now();
+    let mut summary = Summary {
+        snapshot: Snapshot { games_target: settings.games, ..Snapshot::default() },
+        seed: settings.seed,
+        existing_games: existing,
+        out: settings.out.clone(),
+        ..Summary::default()
+    };
+    let mut write_error = None;
+    let times: Vec<ThreadTimes> = std::thread::scope(|s| {
+        let handles: Vec<_> = slots
+            .iter()
+            .map(|slot| {
+                let (tx, slot, next, halt) = (tx.clone(), Arc::clone(slot), &next, &halt);
+                s.spawn(move || game_thread(settings, hooks, slot, next, end, halt, tx))
+            })
+            .collect();
+        drop(tx);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(game) if write_error.is_none() => match file.write_all(&game.bytes).and_then(|()| file.flush()) {
+                    Ok(()) => record(&mut summary, &game),
+                    Err(e) => write_error = Some(e),
+                },
+                Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+            }
+            if (stop.load(Relaxed) || write_error.is_some()) && !halt.swap(true, Relaxed) {
+                summary.interrupted = true;
+                slots.iter().for_each(|s| s.stop());
+            }
+            summary.snapshot.elapsed = start.elapsed();
+            progress.update(&summary.snapshot);
+        }
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    summary.snapshot.elapsed = start.elapsed();
+    progress.finish(&summary.snapshot);
+    if let Some(e) = write_error {
+        return Err(io_err(e));
+    }
+    file.sync_all().map_err(io_err)?;
+    let search: f64 = times.iter().map(|t| t.search.as_secs_f64()).sum();
+    let total: f64 = times.iter().map(|t| t.total.as_secs_f64()).sum();
+    summary.outside_search = if total > 0.0 { (1.0 - search / total).max(0.0) } else { 0.0 };
+    summary.skipped = times.iter().map(|t| t.skipped).sum();
+    Ok(summary)
+}
+
+fn record(summary: &mut Summary, game: &FinishedGame) {
+    let s = &mut summary.snapshot;
+    s.games_done += 1;
+    s.positions += game.plies as u64;
+    s.results[match game.result {
+        crate::records::GameResult::WhiteWin => 0,
+        crate::records::GameResult::Draw => 1,
+        crate::records::GameResult::BlackWin => 2,
+    }] += 1;
+    *summary.endings.entry(game.ending).or_insert(0) += 1;
+}
+
+/// One game thread: takes game indices until `end` or `halt`.
+fn game_thread(
+    settings: &Settings,
+    hooks: &Hooks,
+    slot: Arc<StopSlot>,
+    next: &AtomicU64,
+    end: u64,
+    halt: &AtomicBool,
+    tx: crossbeam_channel::Sender<FinishedGame>,
+) -> ThreadTimes {
+    let started = Instant::now();
+    let mut player = Player::new(settings.hash_mb, settings.limits(), slot);
+    let mut skipped = 0;
+    while !halt.load(Relaxed) {
+        let index = next.fetch_add(1, Relaxed);
+        if index >= end {
+            break;
+        }
+        match game::play(&mut player, settings, hooks, index, halt) {
+            Ok(Some(game)) => {
+                if halt.load(Relaxed) || tx.send(game).is_err() {
+                    break;
+                }
+            }
+            Ok(None) => skipped += u64::from(!halt.load(Relaxed)),
+            Err(e) => tracing::warn!("selfplay game {index} dropped: {e}"),
+        }
+    }
+    ThreadTimes { search: player.search_time, total: started.elapsed(), skipped }
+}
+
+/// Opens the output: a new file, or (appending) an existing file whose
+/// framing is intact; returns it with the number of games already in it.
+fn open_output(path: &Path, append: bool) -> Result<(std::fs::File, u64), SelfplayError> {
+    let io_err = |source| SelfplayError::Io { path: path.to_path_buf(), source };
+    let exists = path.exists();
+    if exists && !append {
+        return Err(SelfplayError::OutputExists(path.to_path_buf()));
+    }
+    let empty = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false);
+    let existing = if exists && !empty {
+        let map = crate::records::map(path)
+            .map_err(|source| SelfplayError::BadExistingFile { path: path.to_path_buf(), source })?;
+        crate::records::scan(&map)
+            .map_err(|source| SelfplayError::BadExistingFile { path: path.to_path_buf(), source })?
+    } else {
+        0
+    };
+    let mut options = std::fs::OpenOptions::new();
+    if exists {
+        options.append(true);
+    } else {
+        options.write(true).create_new(true);
+    }
+    Ok((options.open(path).map_err(io_err)?, existing))
+}
+
+#[cfg(test)]
+mod tests;

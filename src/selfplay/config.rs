@@ -1,0 +1,192 @@
+//! Self-play presets: `configs/selfplay.toml` and the command line fill the
+//! same [`Preset`]; command-line values override the file's, which override
+//! the built-in defaults. [`Preset::resolve`] turns the result into
+//! [`Settings`] and names what is missing or out of range.
+
+use super::adjudication::ScoreRules;
+use super::{SearchLimit, Settings};
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+pub const DEFAULT_NODES: u64 = 5000;
+pub const DEFAULT_HASH_MB: usize = 16;
+pub const DEFAULT_MAX_PLIES: u32 = 400;
+pub const DEFAULT_OPENING_CP_LIMIT: i32 = 400;
+/// Random plies when no book or openings file is given.
+pub const DEFAULT_RANDOM_PLIES: u32 = 8;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("{path}: {reason}")]
+    File { path: String, reason: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Every setting, each optional: a TOML preset or the command line.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    pub out: Option<PathBuf>,
+    pub append: Option<bool>,
+    pub games: Option<u64>,
+    pub nodes: Option<u64>,
+    pub depth: Option<i32>,
+    pub threads: Option<usize>,
+    pub hash: Option<usize>,
+    pub seed: Option<u64>,
+    pub book: Option<PathBuf>,
+    pub openings: Option<PathBuf>,
+    pub random_plies: Option<u32>,
+    pub syzygy: Option<String>,
+    pub chess960: Option<bool>,
+    pub max_plies: Option<u32>,
+    pub opening_cp_limit: Option<i32>,
+    pub win_cp: Option<i32>,
+    pub win_plies: Option<u32>,
+    pub draw_cp: Option<i32>,
+    pub draw_plies: Option<u32>,
+    pub draw_after_ply: Option<u32>,
+    /// Seconds between plain progress lines (when stderr is not a terminal).
+    pub progress_interval: Option<u64>,
+}
+
+impl Preset {
+    /// Reads a TOML preset; unknown keys are errors naming them.
+    pub fn load(path: &std::path::Path) -> Result<Preset, ConfigError> {
+        let file = |reason: String| ConfigError::File { path: path.display().to_string(), reason };
+        let text = std::fs::read_to_string(path).map_err(|e| file(e.to_string()))?;
+        toml::from_str(&text).map_err(|e| file(e.to_string()))
+    }
+
+    /// `self` with every value that `over` sets replaced. A search limit in
+    /// `over` (nodes or depth) replaces both of `self`'s.
+    pub fn overridden_by(mut self, over: Preset) -> Preset {
+        if over.nodes.is_some() || over.depth.is_some() {
+            self.nodes = None;
+            self.depth = None;
+        }
+        macro_rules! take {
+            ($($f:ident),*) => { $( if over.$f.is_some() { self.$f = over.$f; } )* };
+        }
+        take!(
+            out,
+            append,
+            games,
+            nodes,
+            depth,
+            threads,
+            hash,
+            seed,
+            book,
+            openings,
+            random_plies,
+            syzygy,
+            chess960,
+            max_plies,
+            opening_cp_limit,
+            win_cp,
+            win_plies,
+            draw_cp,
+            draw_plies,
+            draw_after_ply,
+            progress_interval
+        );
+        self
+    }
+
+    /// The settings, with defaults for what is not set. `clock_seed` is the
+    /// seed used when none is given.
+    pub fn resolve(&self, clock_seed: u64) -> Result<Settings, ConfigError> {
+        let bad = |s: &str| Err(ConfigError::Invalid(s.to_string()));
+        let Some(out) = self.out.clone() else {
+            return bad("no output file: give --out FILE (or `out` in the preset)");
+        };
+        if self.book.is_some() && self.openings.is_some() {
+            return bad("give either a book or an openings file, not both");
+        }
+        let limit = match (self.nodes, self.depth) {
+            (Some(_), Some(_)) => return bad("give either nodes or depth, not both"),
+            (Some(0), None) => return bad("nodes must be at least 1"),
+            (Some(n), None) => SearchLimit::Nodes(n),
+            (None, Some(d)) if (1..=100).contains(&d) => SearchLimit::Depth(d),
+            (None, Some(_)) => return bad("depth must be in 1..=100"),
+            (None, None) => SearchLimit::Nodes(DEFAULT_NODES),
+        };
+        let threads = self.threads.unwrap_or(1);
+        if !(1..=1024).contains(&threads) {
+            return bad("threads must be in 1..=1024");
+        }
+        let hash_mb = self.hash.unwrap_or(DEFAULT_HASH_MB);
+        if !(1..=65536).contains(&hash_mb) {
+            return bad("hash must be in 1..=65536 MB");
+        }
+        let has_source = self.book.is_some() || self.openings.is_some();
+        let defaults = ScoreRules::default();
+        Ok(Settings {
+            out,
+            append: self.append.unwrap_or(false),
+            games: self.games.unwrap_or(100),
+            limit,
+            threads,
+            hash_mb,
+            seed: self.seed.unwrap_or(clock_seed),
+            random_plies: self.random_plies.unwrap_or(if has_source { 0 } else { DEFAULT_RANDOM_PLIES }),
+            chess960: self.chess960.unwrap_or(false),
+            max_plies: self.max_plies.unwrap_or(DEFAULT_MAX_PLIES).max(1),
+            opening_cp_limit: self.opening_cp_limit.unwrap_or(DEFAULT_OPENING_CP_LIMIT),
+            score_rules: ScoreRules {
+                win_cp: self.win_cp.unwrap_or(defaults.win_cp),
+                win_plies: self.win_plies.unwrap_or(defaults.win_plies),
+                draw_cp: self.draw_cp.unwrap_or(defaults.draw_cp),
+                draw_plies: self.draw_plies.unwrap_or(defaults.draw_plies),
+                draw_after_ply: self.draw_after_ply.unwrap_or(defaults.draw_after_ply),
+            },
+            progress_interval: Duration::from_secs(self.progress_interval.unwrap_or(10).max(1)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_preset_parses_and_matches_built_in_defaults() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/selfplay.toml");
+        let preset = Preset::load(&path).unwrap();
+        let with_out = preset.overridden_by(Preset { out: Some("x.bin".into()), ..Preset::default() });
+        let from_file = with_out.resolve(7).unwrap();
+        let built_in = Preset { out: Some("x.bin".into()), ..Preset::default() }.resolve(7).unwrap();
+        assert_eq!(from_file, built_in);
+    }
+
+    #[test]
+    fn command_line_limit_replaces_preset_limit() {
+        let file = Preset { nodes: Some(100), games: Some(5), out: Some("a".into()), ..Preset::default() };
+        let cli = Preset { depth: Some(6), ..Preset::default() };
+        let s = file.overridden_by(cli).resolve(0).unwrap();
+        assert_eq!(s.limit, SearchLimit::Depth(6));
+        assert_eq!(s.games, 5);
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_values() {
+        assert!(toml::from_str::<Preset>("nodez = 5").is_err());
+        let p = Preset { out: Some("a".into()), ..Preset::default() };
+        assert!(Preset { nodes: Some(0), ..p.clone() }.resolve(0).is_err());
+        assert!(Preset { threads: Some(0), ..p.clone() }.resolve(0).is_err());
+        assert!(Preset { book: Some("b".into()), openings: Some("o".into()), ..p }.resolve(0).is_err());
+        assert!(Preset::default().resolve(0).is_err());
+    }
+
+    #[test]
+    fn random_plies_default_depends_on_an_opening_source() {
+        let p = Preset { out: Some("a".into()), ..Preset::default() };
+        assert_eq!(p.resolve(0).unwrap().random_plies, DEFAULT_RANDOM_PLIES);
+        assert_eq!(Preset { openings: Some("o.epd".into()), ..p }.resolve(0).unwrap().random_plies, 0);
+    }
+}

@@ -1,0 +1,264 @@
+//! Where self-play games start: an [`OpeningSource`] (an EPD/PGN openings
+//! file now, a YACB or Polyglot book through [`BookMoves`] + [`BookWalk`]),
+//! Chess960 start positions, and random legal plies on top.
+//!
+//! Every choice comes from an [`Rng`] seeded by the run's seed and the game
+//! index, so a game's opening does not depend on which thread plays it.
+
+use crate::board::Board;
+use crate::types::Move;
+use std::path::Path;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum OpeningError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}, line {line}: {reason}")]
+    BadLine { path: String, line: usize, reason: String },
+    #[error("{path}, game {game}: {reason}")]
+    BadGame { path: String, game: usize, reason: String },
+    #[error("{path}: no usable opening positions")]
+    Empty { path: String },
+    #[error("{path}: {reason}")]
+    Book { path: String, reason: String },
+    #[error("{what} is not available in this build yet")]
+    Unavailable { what: String },
+}
+
+/// A small, fast, seedable PRNG (SplitMix64): the same seed gives the same
+/// stream on every platform.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The stream of game `index` of a run seeded with `seed`. The start
+    /// state is a hash of both: SplitMix64 streams are one sequence with
+    /// different starting points, so plain `seed + index` starts would make
+    /// neighbouring games replay each other's choices shifted by one.
+    pub fn for_game(seed: u64, index: u64) -> Rng {
+        Rng(mix(mix(seed ^ 0x5851_F42D_4C95_7F2D) ^ index))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix(self.0)
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+/// SplitMix64's output function: a bijective 64-bit hash.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Gives start positions for games.
+pub trait OpeningSource: Send + Sync {
+    /// A start position chosen with `rng` (`None`: nothing usable this time).
+    fn opening(&self, rng: &mut Rng) -> Option<Board>;
+    /// How the source describes itself in summaries.
+    fn describe(&self) -> String;
+}
+
+/// The weighted moves a book has for a position. A YACB or Polyglot book
+/// plugs into self-play and `genfens` by implementing this and being
+/// wrapped in a [`BookWalk`].
+pub trait BookMoves: Send + Sync {
+    /// Legal moves with their weights (illegal or zero-weight moves may be
+    /// left in; they are skipped).
+    fn book_moves(&self, board: &Board) -> Vec<(Move, u32)>;
+    fn describe(&self) -> String;
+}
+
+/// An opening source that walks a book from the start position (or a
+/// Chess960 start position), choosing each move with probability
+/// proportional to its weight, until the book runs out or `max_plies`.
+pub struct BookWalk<B> {
+    pub book: B,
+    pub max_plies: u32,
+    pub chess960: bool,
+}
+
+impl<B: BookMoves> OpeningSource for BookWalk<B> {
+    fn opening(&self, rng: &mut Rng) -> Option<Board> {
+        let mut board = if self.chess960 { chess960_position(rng.below(960) as u32) } else { Board::startpos() };
+        for _ in 0..self.max_plies {
+            let moves: Vec<(Move, u32)> =
+                self.book.book_moves(&board).into_iter().filter(|&(m, w)| w > 0 && board.is_legal(m)).collect();
+            let total: u64 = moves.iter().map(|&(_, w)| w as u64).sum();
+            if total == 0 {
+                break;
+            }
+            let mut pick = rng.below(total);
+            let mut chosen = Move::NONE;
+            for (m, w) in moves {
+                if pick < w as u64 {
+                    chosen = m;
+                    break;
+                }
+                pick -= w as u64;
+            }
+            board.make_move(chosen);
+        }
+        Some(board)
+    }
+
+    fn describe(&self) -> String {
+        self.book.describe()
+    }
+}
+
+/// Opening positions read from an EPD/FEN file (one per line; `#` comments)
+/// or a PGN file (the position after each game's main line).
+pub struct FileOpenings {
+    path: String,
+    positions: Vec<Board>,
+}
+
+impl FileOpenings {
+    /// Reads `path`: PGN when it ends in `.pgn` or its first non-blank
+    /// character is `[`, EPD/FEN lines otherwise.
+    pub fn load(path: &Path, chess960: bool) -> Result<FileOpenings, OpeningError> {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| OpeningError::Io { path: name.clone(), source })?;
+        let text = String::from_utf8_lossy(&bytes);
+        let is_pgn =
+            path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) || text.trim_start().starts_with('[');
+        let positions =
+            if is_pgn { pgn_positions(&name, &text, chess960)? } else { epd_positions(&name, &text, chess960)? };
+        if positions.is_empty() {
+            return Err(OpeningError::Empty { path: name });
+        }
+        Ok(FileOpenings { path: name, positions })
+    }
+
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+}
+
+impl OpeningSource for FileOpenings {
+    fn opening(&self, rng: &mut Rng) -> Option<Board> {
+        self.positions.get(rng.below(self.positions.len() as u64) as usize).cloned()
+    }
+
+    fn describe(&self) -> String {
+        format!("{} ({} positions)", self.path, self.positions.len())
+    }
+}
+
+/// One position per EPD or FEN line: the first four fields are the
+/// position; two numeric fields after them are the clocks (EPD operations
+/// such as `bm …;` are ignored).
+fn epd_positions(path: &str, text: &str, chess960: bool) -> Result<Vec<Board>, OpeningError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let mut fen: Vec<&str> = fields.iter().take(4).copied().collect();
+        let clocks: Vec<&str> =
+            fields.iter().skip(4).take(2).copied().take_while(|f| f.bytes().all(|b| b.is_ascii_digit())).collect();
+        if clocks.len() == 2 {
+            fen.extend(clocks);
+        }
+        let board = Board::from_fen(&fen.join(" "), chess960).map_err(|e| OpeningError::BadLine {
+            path: path.to_string(),
+            line: i + 1,
+            reason: e.to_string(),
+        })?;
+        out.push(board);
+    }
+    Ok(out)
+}
+
+fn pgn_positions(path: &str, text: &str, chess960: bool) -> Result<Vec<Board>, OpeningError> {
+    let mut out = Vec::new();
+    for (i, game) in crate::pgn::parse(text).iter().enumerate() {
+        let mut board = game.start_board().map_err(|e| OpeningError::BadGame {
+            path: path.to_string(),
+            game: i + 1,
+            reason: e.to_string(),
+        })?;
+        if chess960 {
+            board.set_chess960(true);
+        }
+        for (ply, san) in game.moves.iter().enumerate() {
+            let m = board.parse_san(san).map_err(|e| OpeningError::BadGame {
+                path: path.to_string(),
+                game: i + 1,
+                reason: format!("ply {}: {e}", ply + 1),
+            })?;
+            board.make_move(m);
+        }
+        out.push(board);
+    }
+    Ok(out)
+}
+
+/// Chess960 start position number `n` (0..960, Scharnagl's numbering;
+/// 518 is the standard start position), with Chess960 notation on.
+pub fn chess960_position(n: u32) -> Board {
+    let mut n = n % 960;
+    let mut rank: [Option<char>; 8] = [None; 8];
+    rank[(2 * (n % 4) + 1) as usize] = Some('b');
+    n /= 4;
+    rank[(2 * (n % 4)) as usize] = Some('b');
+    n /= 4;
+    let put_nth_empty = |rank: &mut [Option<char>; 8], k: u32, pc: char| {
+        if let Some(slot) = rank.iter_mut().filter(|s| s.is_none()).nth(k as usize) {
+            *slot = Some(pc);
+        }
+    };
+    put_nth_empty(&mut rank, n % 6, 'q');
+    n /= 6;
+    const KNIGHTS: [(u32, u32); 10] = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)];
+    let (a, b) = KNIGHTS[n as usize % 10];
+    put_nth_empty(&mut rank, b, 'n');
+    put_nth_empty(&mut rank, a, 'n');
+    for pc in ['r', 'k', 'r'] {
+        put_nth_empty(&mut rank, 0, pc);
+    }
+    let black: String = rank.iter().map(|c| c.unwrap_or('r')).collect();
+    let rook_files: Vec<char> =
+        rank.iter().enumerate().filter(|(_, c)| **c == Some('r')).map(|(i, _)| (b'a' + i as u8) as char).collect();
+    let castling: String =
+        rook_files.iter().rev().map(|c| c.to_ascii_uppercase()).chain(rook_files.iter().rev().copied()).collect();
+    let fen = format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{} w {castling} - 0 1", black.to_ascii_uppercase());
+    // Every numbered arrangement is a valid position.
+    Board::from_fen(&fen, true).unwrap_or_else(|_| Board::startpos())
+}
+
+/// Plays `plies` uniformly random legal moves; `None` when the game ends
+/// (no legal move, or a draw by the rules) on the way or at the end.
+pub fn random_plies(mut board: Board, plies: u32, rng: &mut Rng) -> Option<Board> {
+    for _ in 0..plies {
+        let moves = board.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        let m = moves.as_slice().get(rng.below(moves.len() as u64) as usize).copied()?;
+        board.make_move(m);
+    }
+    (board.has_legal_moves() && !board.is_draw(0)).then_some(board)
+}

@@ -1,0 +1,306 @@
+use super::adjudication::rules_ending;
+use super::config::Preset;
+use super::openings::{chess960_position, BookMoves, BookWalk, FileOpenings, Rng};
+use super::progress::Silent;
+use super::*;
+use crate::board::Board;
+use crate::records::{self, GameResult};
+use std::collections::HashSet;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("archivist-selfplay-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn settings(out: PathBuf, games: u64) -> Settings {
+    Preset {
+        out: Some(out),
+        games: Some(games),
+        nodes: Some(400),
+        max_plies: Some(90),
+        seed: Some(1),
+        hash: Some(2),
+        ..Preset::default()
+    }
+    .resolve(0)
+    .unwrap()
+}
+
+fn play(settings: &Settings, hooks: &Hooks) -> Summary {
+    run(settings, hooks, &AtomicBool::new(false), &mut Silent).unwrap()
+}
+
+/// Decodes every game with montyformat and checks it against our replay.
+fn check_with_montyformat(data: &[u8]) -> usize {
+    let ours = records::parse(data).unwrap();
+    let mut reader = std::io::BufReader::new(data);
+    for (i, game) in ours.iter().enumerate() {
+        let theirs = montyformat::MontyFormat::deserialise_from(&mut reader).unwrap();
+        assert_eq!(theirs.moves.len(), game.plies.len());
+        assert_eq!(theirs.result, game.result.white_score() as f32);
+        let mut pos = theirs.startpos;
+        let mut board = game.start.clone();
+        for (data, ply) in theirs.moves.iter().zip(&game.plies) {
+            let mut legal = Vec::new();
+            pos.map_legal_moves(&theirs.castling, |m| legal.push(u16::from(m)));
+            assert!(legal.contains(&u16::from(data.best_move)), "game {i}: {}", board.fen());
+            assert_eq!(legal.len() as u64, board.count_legal(), "game {i}: {}", board.fen());
+            let dist = data.visit_distribution.as_ref().expect("every ply carries a distribution");
+            assert_eq!(dist.len(), legal.len());
+            assert_eq!(dist.iter().map(|d| d.1).max(), Some(255));
+            pos.make(data.best_move, &theirs.castling);
+            board.make_move(ply.mv);
+        }
+        // The result agrees with the final position when the rules ended the game.
+        if let Some((result, _)) = rules_ending(&board) {
+            assert_eq!(result, game.result, "game {i}: {}", board.fen());
+        }
+    }
+    ours.len()
+}
+
+#[test]
+fn generated_file_decodes_with_montyformat() {
+    let dir = TempDir::new("monty");
+    let mut s = settings(dir.file("std.bin"), 4);
+    s.threads = 2;
+    let summary = play(&s, &Hooks::default());
+    assert_eq!(summary.snapshot.games_done, 4);
+    let data = std::fs::read(&s.out).unwrap();
+    assert_eq!(check_with_montyformat(&data), 4);
+    let totals = records::validate(&data).unwrap();
+    assert_eq!(totals.positions, summary.snapshot.positions);
+
+    let mut s960 = settings(dir.file("960.bin"), 3);
+    s960.chess960 = true;
+    play(&s960, &Hooks::default());
+    let data = std::fs::read(&s960.out).unwrap();
+    assert_eq!(check_with_montyformat(&data), 3);
+    assert!(records::parse(&data).unwrap().iter().all(|g| g.start.is_chess960()));
+}
+
+#[test]
+fn same_seed_single_thread_gives_identical_bytes() {
+    let dir = TempDir::new("determinism");
+    let a = settings(dir.file("a.bin"), 3);
+    let b = Settings { out: dir.file("b.bin"), ..a.clone() };
+    let c = Settings { out: dir.file("c.bin"), seed: 2, ..a.clone() };
+    play(&a, &Hooks::default());
+    play(&b, &Hooks::default());
+    play(&c, &Hooks::default());
+    let (a, b, c) = (std::fs::read(&a.out).unwrap(), std::fs::read(&b.out).unwrap(), std::fs::read(&c.out).unwrap());
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn threads_change_only_the_order_of_games() {
+    let dir = TempDir::new("threads");
+    let one = settings(dir.file("one.bin"), 4);
+    let two = Settings { out: dir.file("two.bin"), threads: 2, ..one.clone() };
+    play(&one, &Hooks::default());
+    play(&two, &Hooks::default());
+    let games = |p: &Path| -> HashSet<Vec<u8>> {
+        let data = std::fs::read(p).unwrap();
+        let mut out = HashSet::new();
+        for g in records::parse(&data).unwrap() {
+            out.insert(records::encode(&g).unwrap());
+        }
+        out
+    };
+    assert_eq!(games(&one.out), games(&two.out));
+}
+
+#[test]
+fn stop_flag_mid_run_keeps_whole_games_only() {
+    let dir = TempDir::new("stop");
+    let mut s = settings(dir.file("stop.bin"), 10_000);
+    s.threads = 2;
+    let stop = AtomicBool::new(false);
+    let summary = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(700));
+            stop.store(true, Relaxed);
+        });
+        run(&s, &Hooks::default(), &stop, &mut Silent).unwrap()
+    });
+    assert!(summary.interrupted);
+    assert!(summary.snapshot.games_done < 10_000);
+    let data = std::fs::read(&s.out).unwrap();
+    let totals = records::validate(&data).unwrap();
+    assert_eq!(totals.games, summary.snapshot.games_done);
+}
+
+#[test]
+fn refuses_existing_output_unless_appending() {
+    let dir = TempDir::new("append");
+    let s = settings(dir.file("a.bin"), 2);
+    play(&s, &Hooks::default());
+    let first = std::fs::read(&s.out).unwrap();
+    let err = run(&s, &Hooks::default(), &AtomicBool::new(false), &mut Silent).unwrap_err();
+    assert!(matches!(err, SelfplayError::OutputExists(_)));
+    let more = Settings { append: true, ..s.clone() };
+    let summary = play(&more, &Hooks::default());
+    assert_eq!(summary.existing_games, 2);
+    let both = std::fs::read(&s.out).unwrap();
+    assert!(both.starts_with(&first));
+    let games = records::parse(&both).unwrap();
+    assert_eq!(games.len(), 4);
+    // Appended games continue the numbering, so they are new games.
+    assert_ne!(records::encode(&games[0]).unwrap(), records::encode(&games[2]).unwrap());
+    // A file with a broken tail is not appended to.
+    std::fs::write(&s.out, &both[..both.len() - 1]).unwrap();
+    let err = run(&more, &Hooks::default(), &AtomicBool::new(false), &mut Silent).unwrap_err();
+    assert!(matches!(err, SelfplayError::BadExistingFile { .. }));
+}
+
+#[test]
+fn openings_file_positions_start_the_games() {
+    let dir = TempDir::new("openings");
+    let epd = dir.file("o.epd");
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    std::fs::write(
+        &epd,
+        format!("# comment\n{fen}\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n"),
+    )
+    .unwrap();
+    let source = FileOpenings::load(&epd, false).unwrap();
+    assert_eq!(source.len(), 2);
+    let mut s = settings(dir.file("o.bin"), 3);
+    s.random_plies = 0;
+    play(&s, &Hooks { openings: Some(Box::new(source)), adjudicator: None });
+    let games = records::parse(&std::fs::read(&s.out).unwrap()).unwrap();
+    let starts: HashSet<String> = games.iter().map(|g| g.start.fen()).collect();
+    assert!(starts.iter().all(|f| f == fen || f.starts_with("rnbqkbnr/pppppppp/8/8/4P3/")), "{starts:?}");
+
+    let pgn = dir.file("o.pgn");
+    std::fs::write(&pgn, "[Event \"a\"]\n\n1. d4 d5 2. c4 *\n\n[Event \"b\"]\n\n1. e4 c5 *\n").unwrap();
+    let source = FileOpenings::load(&pgn, false).unwrap();
+    assert_eq!(source.len(), 2);
+    assert!(FileOpenings::load(&dir.file("missing.epd"), false).is_err());
+    std::fs::write(&epd, "not a fen\n").unwrap();
+    assert!(matches!(FileOpenings::load(&epd, false), Err(OpeningError::BadLine { line: 1, .. })));
+}
+
+#[test]
+fn unbalanced_openings_are_discarded() {
+    let dir = TempDir::new("unbalanced");
+    let epd = dir.file("o.epd");
+    std::fs::write(&epd, "4k3/8/8/8/8/8/8/QQQ1K3 w - - 0 1\n").unwrap();
+    let mut s = settings(dir.file("o.bin"), 1);
+    s.random_plies = 0;
+    let summary =
+        play(&s, &Hooks { openings: Some(Box::new(FileOpenings::load(&epd, false).unwrap())), adjudicator: None });
+    assert_eq!(summary.snapshot.games_done, 0);
+    assert_eq!(summary.skipped, 1);
+}
+
+struct CountAdjudicator;
+
+impl Adjudicator for CountAdjudicator {
+    fn adjudicate(&self, board: &Board) -> Option<GameResult> {
+        (board.piece_count() <= 30).then_some(GameResult::Draw)
+    }
+    fn describe(&self) -> String {
+        "test".into()
+    }
+}
+
+#[test]
+fn adjudicator_hook_ends_games() {
+    let dir = TempDir::new("tb");
+    let s = settings(dir.file("tb.bin"), 2);
+    let hooks = Hooks { openings: None, adjudicator: Some(Box::new(CountAdjudicator)) };
+    let summary = play(&s, &hooks);
+    let games = records::parse(&std::fs::read(&s.out).unwrap()).unwrap();
+    assert!(summary.endings.contains_key(&Ending::Tablebase));
+    for g in games.iter().filter(|g| g.result == GameResult::Draw) {
+        assert!(g.replay(|_, _| {}).piece_count() <= 30 || g.plies.len() >= 90);
+    }
+}
+
+struct FixedBook;
+
+impl BookMoves for FixedBook {
+    fn book_moves(&self, board: &Board) -> Vec<(crate::types::Move, u32)> {
+        ["e2e4", "e7e5", "g1f3"].iter().filter_map(|m| board.parse_uci(m).ok()).map(|m| (m, 3)).collect()
+    }
+    fn describe(&self) -> String {
+        "fixed".into()
+    }
+}
+
+#[test]
+fn book_walk_follows_the_book_until_it_runs_out() {
+    let walk = BookWalk { book: FixedBook, max_plies: 10, chess960: false };
+    let b = walk.opening(&mut Rng::new(5)).unwrap();
+    assert_eq!(b.fen(), "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
+}
+
+#[test]
+fn book_and_tablebases_report_unavailable_until_wired() {
+    assert!(matches!(open_book(Path::new("x.bin"), false, 8), Err(OpeningError::Unavailable { .. })));
+    let Err(e) = open_tablebases("/tb") else { panic!("tablebases opened") };
+    assert!(e.to_string().contains("not available in this build yet"));
+}
+
+#[test]
+fn chess960_numbering_covers_960_distinct_positions() {
+    assert_eq!(chess960_position(518).fen().split(' ').next(), Board::startpos().fen().split(' ').next());
+    let all: HashSet<String> = (0..960).map(|n| chess960_position(n).fen()).collect();
+    assert_eq!(all.len(), 960);
+    assert_eq!(chess960_position(0).fen(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1");
+}
+
+#[test]
+fn rng_streams_depend_on_seed_and_index() {
+    let a: Vec<u64> = (0..4).map(|_| Rng::for_game(1, 0).next_u64()).collect();
+    assert!(a.windows(2).all(|w| w[0] == w[1]));
+    assert_ne!(Rng::for_game(1, 0).next_u64(), Rng::for_game(1, 1).next_u64());
+    assert_ne!(Rng::for_game(1, 0).next_u64(), Rng::for_game(2, 0).next_u64());
+    let mut r = Rng::new(3);
+    assert!((0..1000).all(|_| r.below(7) < 7));
+}
+
+#[test]
+fn summary_line_names_the_figures() {
+    let dir = TempDir::new("summary");
+    let s = settings(dir.file("s.bin"), 1);
+    let summary = play(&s, &Hooks::default());
+    let line = summary.line();
+    assert!(line.starts_with("selfplay: 1 games"), "{line}");
+    assert!(line.contains("positions/s") && line.contains("outside the search"));
+    assert!(summary.endings_line().starts_with("endings: "));
+    assert!((0.0..1.0).contains(&summary.outside_search));
+}
+
+#[test]
+fn neighbouring_game_streams_do_not_overlap() {
+    let draws = |i: u64| -> Vec<u64> {
+        let mut r = Rng::for_game(7, i);
+        (0..64).map(|_| r.next_u64()).collect()
+    };
+    let mut seen = HashSet::new();
+    for i in 0..200 {
+        for v in draws(i) {
+            assert!(seen.insert(v), "stream {i} repeats a value of another stream");
+        }
+    }
+}
