@@ -136,11 +136,21 @@ def test_openings_file_and_preset(exe, tmp_path):
     assert f'[FEN "{fen}"]' in pgn
 
 
-def test_book_and_syzygy_say_when_unavailable(exe, tmp_path):
-    for flag, value in [("--book", str(SHARED / "books" / "performance.bin")), ("--syzygy", str(tmp_path))]:
+def test_selfplay_with_book_and_syzygy_writes_valid_games(exe, tmp_path):
+    out = tmp_path / "b.bin"
+    r = run(exe, "selfplay", "--out", str(out), "--book", str(SHARED / "books" / "performance.bin"),
+            "--syzygy", str(SHARED / "syzygy"), "--games", "2", "--nodes", "2000", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    assert run(exe, "records", "verify", str(out)).returncode == 0
+    pgn = run(exe, "records", "dump", "--pgn", str(out)).stdout
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    assert game is not None and len(list(game.mainline_moves())) > 0
+
+
+def test_missing_book_or_tables_are_errors(exe, tmp_path):
+    for flag, value in [("--book", str(tmp_path / "none.bin")), ("--syzygy", str(tmp_path))]:
         r = run(exe, "selfplay", "--out", str(tmp_path / "n.bin"), flag, value, "--games", "1")
         assert r.returncode != 0
-        assert "not available in this build yet" in r.stderr
         assert not (tmp_path / "n.bin").exists()
 
 

@@ -28,7 +28,7 @@ pub mod progress;
 pub use adjudication::{Adjudicator, Ending, ScoreRules};
 pub use openings::{OpeningError, OpeningSource};
 
-use crate::records::RecordError;
+use crate::records::{GameResult, RecordError};
 use crate::search::Limits;
 use game::{FinishedGame, Player, StopSlot};
 use std::collections::BTreeMap;
@@ -50,8 +50,6 @@ pub enum SelfplayError {
     Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Openings(#[from] OpeningError),
-    #[error("{what} is not available in this build yet")]
-    Unavailable { what: String },
     #[error("tablebases: {0}")]
     Tablebases(String),
 }
@@ -102,25 +100,79 @@ pub struct Hooks {
     pub adjudicator: Option<Box<dyn Adjudicator>>,
 }
 
-/// Opens a YACB or Polyglot opening book as an opening source.
-///
-/// Merge point for the `book` module: wrap its reader in a type that
-/// implements [`openings::BookMoves`] and return
-/// `Box::new(openings::BookWalk { book, max_plies, chess960 })`; its errors
-/// become [`OpeningError::Book`].
-pub fn open_book(path: &Path, _chess960: bool, _max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
-    Err(OpeningError::Unavailable {
-        what: format!("the book {} (YACB and Polyglot books; use --openings for EPD or PGN)", path.display()),
-    })
+/// YACB candidates as book moves: weight from the expected score.
+struct YacbMoves(crate::book::yacb::YacbBook, String);
+
+impl openings::BookMoves for YacbMoves {
+    fn book_moves(&self, board: &crate::board::Board) -> Vec<(crate::types::Move, u32)> {
+        let mut b = board.clone();
+        crate::book::select::yacb_candidates(&self.0, &mut b)
+            .into_iter()
+            .map(|c| (c.mv, (c.score * 1000.0) as u32 + 1))
+            .collect()
+    }
+    fn describe(&self) -> String {
+        format!("YACB book {}", self.1)
+    }
+}
+
+/// Polyglot entries as book moves, with their weights.
+struct PolyglotMoves(crate::book::polyglot::PolyglotBook, String);
+
+impl openings::BookMoves for PolyglotMoves {
+    fn book_moves(&self, board: &crate::board::Board) -> Vec<(crate::types::Move, u32)> {
+        self.0.moves(board).into_iter().map(|m| (m.mv, u32::from(m.weight))).collect()
+    }
+    fn describe(&self) -> String {
+        format!("Polyglot book {}", self.1)
+    }
+}
+
+/// Opens a YACB or Polyglot opening book (told apart by content) as an
+/// opening source that walks the book from the start position.
+pub fn open_book(path: &Path, chess960: bool, max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
+    let name = path.display().to_string();
+    let err = |reason: String| OpeningError::Book { path: name.clone(), reason };
+    let mut head = [0u8; 4];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head));
+    let n = read.map_err(|e| err(e.to_string()))?;
+    if n == 4 && &head == crate::book::yacb::MAGIC {
+        let book = crate::book::yacb::YacbBook::open(path).map_err(|e| err(e.to_string()))?;
+        book.verify().map_err(|e| err(e.to_string()))?;
+        Ok(Box::new(openings::BookWalk { book: YacbMoves(book, name.clone()), max_plies, chess960 }))
+    } else {
+        let book = crate::book::polyglot::PolyglotBook::open(path).map_err(|e| err(e.to_string()))?;
+        Ok(Box::new(openings::BookWalk { book: PolyglotMoves(book, name.clone()), max_plies, chess960 }))
+    }
+}
+
+/// Tablebase adjudication: a WDL probe when the tables cover the position.
+struct TbAdjudicator(crate::tb::Tablebases, String);
+
+impl Adjudicator for TbAdjudicator {
+    fn adjudicate(&self, board: &crate::board::Board) -> Option<GameResult> {
+        if board.castling_rights() != 0 || board.piece_count() > self.0.max_pieces() {
+            return None;
+        }
+        let stm = board.side_to_move();
+        Some(match self.0.probe_wdl(board).ok()? {
+            crate::tb::Wdl::Win => GameResult::win_for(stm),
+            crate::tb::Wdl::Loss => GameResult::win_for(!stm),
+            _ => GameResult::Draw,
+        })
+    }
+    fn describe(&self) -> String {
+        format!("Syzygy tablebases ({}, {} tables)", self.1, self.0.table_count())
+    }
 }
 
 /// Opens Syzygy tablebases (directories separated by `:`) as an adjudicator.
-///
-/// Merge point for the `tb` module: implement [`Adjudicator`] for
-/// `tb::Tablebases` (a WDL probe when the piece count is covered) and
-/// return it boxed; its errors become [`SelfplayError::Tablebases`].
 pub fn open_tablebases(dirs: &str) -> Result<Box<dyn Adjudicator>, SelfplayError> {
-    Err(SelfplayError::Unavailable { what: format!("Syzygy tablebases ({dirs})") })
+    let (tb, _issues) = crate::tb::Tablebases::new(dirs);
+    if tb.table_count() == 0 {
+        return Err(SelfplayError::Tablebases(format!("no tables found in {dirs}")));
+    }
+    Ok(Box::new(TbAdjudicator(tb, dirs.to_string())))
 }
 
 /// Counters of a run so far.

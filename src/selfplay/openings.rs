@@ -23,8 +23,6 @@ pub enum OpeningError {
     Empty { path: String },
     #[error("{path}: {reason}")]
     Book { path: String, reason: String },
-    #[error("{what} is not available in this build yet")]
-    Unavailable { what: String },
 }
 
 /// A small, fast, seedable PRNG (SplitMix64): the same seed gives the same

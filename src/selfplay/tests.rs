@@ -255,10 +255,27 @@ fn book_walk_follows_the_book_until_it_runs_out() {
 }
 
 #[test]
-fn book_and_tablebases_report_unavailable_until_wired() {
-    assert!(matches!(open_book(Path::new("x.bin"), false, 8), Err(OpeningError::Unavailable { .. })));
-    let Err(e) = open_tablebases("/tb") else { panic!("tablebases opened") };
-    assert!(e.to_string().contains("not available in this build yet"));
+fn polyglot_and_yacb_books_give_openings_and_missing_files_are_errors() {
+    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared");
+    let source = open_book(&Path::new(shared).join("books/performance.bin"), false, 8).unwrap();
+    let b = source.opening(&mut Rng::new(3)).unwrap();
+    assert!(b.game_ply() > 0, "the walk played book moves");
+    let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb");
+    let yacb = open_book(Path::new(golden), false, 8).unwrap();
+    let b = yacb.opening(&mut Rng::new(3)).unwrap();
+    assert_eq!(b.game_ply(), 2, "e2e4 then c7c5 from the golden book: {}", b.fen());
+    assert!(matches!(open_book(Path::new("/nonexistent/x.bin"), false, 8), Err(OpeningError::Book { .. })));
+}
+
+#[test]
+fn tablebases_adjudicate_covered_positions() {
+    let tb = open_tablebases(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/syzygy")).unwrap();
+    let won = Board::from_fen("8/8/8/4k3/1Q6/8/8/6K1 w - - 0 1", false).unwrap();
+    assert_eq!(tb.adjudicate(&won), Some(GameResult::WhiteWin));
+    let drawn = Board::from_fen("8/r7/1R6/1K6/8/8/7k/8 b - - 0 1", false).unwrap();
+    assert_eq!(tb.adjudicate(&drawn), Some(GameResult::Draw));
+    assert_eq!(tb.adjudicate(&Board::startpos()), None);
+    assert!(matches!(open_tablebases("/nonexistent"), Err(SelfplayError::Tablebases(_))));
 }
 
 #[test]
