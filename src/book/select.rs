@@ -11,9 +11,15 @@
 //! `best` takes the highest score (the position's own best move wins ties);
 //! `weighted` picks at random, in proportion to expected score, among the
 //! candidates within `variety` centipawns of the best.
+//! Polyglot books (told apart from YACB by content: YACB files start with
+//! the `YACB` magic, Polyglot files have no header) hold weighted moves and
+//! no values: `weighted` picks in proportion to weight as python-chess's
+//! `weighted_choice` does, `best` the heaviest; a move into a repetition is
+//! skipped while another book move remains.
 //! Books listed in `BookFile` are probed in order; the first with a
 //! candidate decides.
 
+use super::polyglot::{self, PolyglotBook};
 use super::yacb::{ValueType, YacbBook, YacbEntry};
 use crate::board::Board;
 use crate::types::{Color, Move};
@@ -86,7 +92,9 @@ pub fn yacb_candidates(book: &YacbBook, board: &mut Board) -> Vec<Candidate> {
         let child = book.probe(board);
         let repeats = board.is_repetition(usize::MAX);
         board.unmake_move();
-        let is_best = own.is_some_and(|o| o.best_move == m);
+        // Matched by squares and promotion: a converted book may carry a
+        // castling or en-passant move without its kind bits.
+        let is_best = own.is_some_and(|o| same_move(o.best_move, m));
         let score = match (child, own) {
             (Some(c), _) => expected_score(&c, mover),
             (None, Some(o)) if is_best => expected_score(&o, mover),
@@ -102,6 +110,11 @@ pub fn yacb_candidates(book: &YacbBook, board: &mut Board) -> Vec<Candidate> {
     out
 }
 
+/// Same origin, destination and promotion (kind bits aside).
+pub fn same_move(a: Move, b: Move) -> bool {
+    a.from() == b.from() && a.to() == b.to() && a.promotion_piece() == b.promotion_piece() && !a.is_none()
+}
+
 /// Picks from `candidates` (best first) with `rng` (xorshift state).
 pub fn pick(candidates: &[Candidate], selection: Selection, variety_cp: i32, rng: &mut u64) -> Option<Candidate> {
     let best = candidates.first()?;
@@ -111,10 +124,7 @@ pub fn pick(candidates: &[Candidate], selection: Selection, variety_cp: i32, rng
     let floor = score_to_cp(best.score) - variety_cp.max(0) as f64;
     let pool: Vec<&Candidate> = candidates.iter().filter(|c| score_to_cp(c.score) >= floor).collect();
     let total: f64 = pool.iter().map(|c| c.score.max(1e-6)).sum();
-    *rng ^= *rng << 13;
-    *rng ^= *rng >> 7;
-    *rng ^= *rng << 17;
-    let mut r = (*rng >> 11) as f64 / (1u64 << 53) as f64 * total;
+    let mut r = (next_random(rng) >> 11) as f64 / (1u64 << 53) as f64 * total;
     for c in &pool {
         r -= c.score.max(1e-6);
         if r < 0.0 {
@@ -124,10 +134,78 @@ pub fn pick(candidates: &[Candidate], selection: Selection, variety_cp: i32, rng
     pool.last().map(|c| (*c).clone())
 }
 
+/// One opened book.
+pub enum AnyBook {
+    Yacb(YacbBook),
+    Polyglot(PolyglotBook),
+}
+
+impl AnyBook {
+    /// Opens a book, telling the format by content, and validates it in full.
+    pub fn open(path: &std::path::Path) -> Result<AnyBook, String> {
+        let mut head = [0u8; 4];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .map_err(|e| e.to_string())?;
+        if n == 4 && &head == super::yacb::MAGIC {
+            let b = YacbBook::open(path).map_err(|e| e.to_string())?;
+            b.verify().map_err(|e| e.to_string())?;
+            Ok(AnyBook::Yacb(b))
+        } else {
+            PolyglotBook::open(path).map(AnyBook::Polyglot).map_err(|e| e.to_string())
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            AnyBook::Yacb(b) => b.len(),
+            AnyBook::Polyglot(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn next_random(rng: &mut u64) -> u64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *rng
+}
+
+/// A Polyglot choice: repetitions avoided while another move remains.
+fn polyglot_choice(
+    book: &PolyglotBook,
+    board: &mut Board,
+    selection: Selection,
+    rng: &mut u64,
+) -> Option<(Move, f64, usize)> {
+    let all = book.moves(board);
+    let fresh: Vec<polyglot::PolyglotMove> = all
+        .iter()
+        .filter(|m| {
+            board.make_move(m.mv);
+            let rep = board.is_repetition(usize::MAX);
+            board.unmake_move();
+            !rep
+        })
+        .cloned()
+        .collect();
+    let pool = if fresh.iter().any(|m| m.weight > 0) { &fresh } else { &all };
+    let total: u64 = pool.iter().map(|m| u64::from(m.weight)).sum();
+    let chosen = match selection {
+        Selection::Best => polyglot::pick_best(pool),
+        Selection::Weighted => polyglot::pick_weighted(pool, next_random(rng)),
+    }?;
+    Some((chosen.mv, chosen.weight as f64 / total.max(1) as f64, all.len()))
+}
+
 /// The books named by `BookFile`, probed in order.
 #[derive(Default)]
 pub struct OpeningBooks {
-    books: Vec<(PathBuf, YacbBook)>,
+    books: Vec<(PathBuf, AnyBook)>,
 }
 
 impl OpeningBooks {
@@ -138,7 +216,7 @@ impl OpeningBooks {
         let mut problems = Vec::new();
         for p in list.split(':').map(str::trim).filter(|p| !p.is_empty()) {
             let path = PathBuf::from(p);
-            match YacbBook::open(&path).and_then(|b| b.verify().map(|()| b)) {
+            match AnyBook::open(&path) {
                 Ok(b) => books.push((path, b)),
                 Err(e) => problems.push(format!("{p}: {e}")),
             }
@@ -167,18 +245,27 @@ impl OpeningBooks {
         rng: &mut u64,
     ) -> Option<BookChoice> {
         for (path, book) in &self.books {
-            let cands = yacb_candidates(book, board);
-            if let Some(c) = pick(&cands, selection, variety_cp, rng) {
-                debug_assert!(board.is_legal(c.mv));
-                return Some(BookChoice { mv: c.mv, score: c.score, book: path.clone(), candidates: cands.len() });
+            let found = match book {
+                AnyBook::Yacb(b) => {
+                    let cands = yacb_candidates(b, board);
+                    pick(&cands, selection, variety_cp, rng).map(|c| (c.mv, c.score, cands.len()))
+                }
+                AnyBook::Polyglot(b) => polyglot_choice(b, board, selection, rng),
+            };
+            if let Some((mv, score, candidates)) = found {
+                debug_assert!(board.is_legal(mv));
+                return Some(BookChoice { mv, score, book: path.clone(), candidates });
             }
         }
         None
     }
 
-    /// The entry for the current position from the first book that has one
-    /// (for book-in-search).
+    /// The YACB entry for the current position from the first YACB book
+    /// that has one (for book-in-search).
     pub fn probe(&self, board: &Board) -> Option<YacbEntry> {
-        self.books.iter().find_map(|(_, b)| b.probe(board))
+        self.books.iter().find_map(|(_, b)| match b {
+            AnyBook::Yacb(y) => y.probe(board),
+            AnyBook::Polyglot(_) => None,
+        })
     }
 }
