@@ -113,8 +113,10 @@ fn main() {
     }
 
     let p = |name: &str| -> PathBuf { dir.join(name) };
-    let (sbob, json) = (p("g.sbob"), p("g.json"));
-    let steps: [(&str, &Path, PathBuf, BookFormat); 5] = [
+    let (sbob, json, yacb) = (p("g.sbob"), p("g.json"), p("g.yacb"));
+    let steps: [(&str, &Path, PathBuf, BookFormat); 7] = [
+        ("gnuchess polyglot -> yacb", book_path, yacb.clone(), BookFormat::Yacb),
+        ("yacb -> polyglot", &yacb, p("g5.bin"), BookFormat::Polyglot),
         ("gnuchess polyglot -> sbob", book_path, sbob.clone(), BookFormat::Sbob),
         ("sbob -> polyglot", &sbob, p("g2.bin"), BookFormat::Polyglot),
         ("gnuchess polyglot -> json", book_path, json.clone(), BookFormat::Json),

@@ -6,6 +6,8 @@
 //! | SBOB/JSON → Polyglot | chess positions (key from the FEN) and their legal moves; weight clamped to 1..=65535 (0 becomes 1) | evaluation, opening names, notations; learn is 0; non-chess or unparsable FENs and moves that are not legal there (counted) |
 //! | SBOB → JSON       | everything (plus piece names and SAN for chess) | nothing |
 //! | JSON → SBOB       | everything else | `opening_name`, `move_notation` (counted; SAN is derived again on the way back) |
+//! | YACB → SBOB/JSON/Polyglot | positions reached from the roots through best moves and through any legal move into a position the book knows (any key type); each one's best move (weight 1) with its value as the evaluation in centipawns, white's view (perf% and DTZ/DTM turned into centipawns) | elo, bound, source, value type; entries never reached and best moves not legal where reached (counted) |
+//! | SBOB/JSON/Polyglot → YACB | one entry per chess position: engine key, the heaviest legal move as best move, its evaluation as the value (cp, exact, source "other", elo −2000: the analysis behind it is unknown) | every other move and all weights; opening names, notations; non-chess positions (counted) |
 //! | X → X             | everything: the file is validated and rewritten canonically | nothing |
 //!
 //! Input formats are told by content ([`detect`]): `SBOB` magic, JSON text
@@ -14,8 +16,11 @@
 use super::json::{self, JsonError};
 use super::polyglot::{self, PolyglotBook, PolyglotEntry, PolyglotError, WalkStats};
 use super::sbob::{self, SbobBook, SbobError, SbobPosition};
+use super::select::{same_move, score_to_cp};
+use super::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry, YacbError};
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
+use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::path::Path;
 use thiserror::Error;
@@ -26,6 +31,7 @@ pub enum BookFormat {
     Polyglot,
     Sbob,
     Json,
+    Yacb,
 }
 
 impl fmt::Display for BookFormat {
@@ -34,6 +40,7 @@ impl fmt::Display for BookFormat {
             BookFormat::Polyglot => "polyglot",
             BookFormat::Sbob => "sbob",
             BookFormat::Json => "json",
+            BookFormat::Yacb => "yacb",
         })
     }
 }
@@ -49,10 +56,15 @@ pub enum ConvertError {
     Sbob(#[from] SbobError),
     #[error(transparent)]
     Json(#[from] JsonError),
+    #[error(transparent)]
+    Yacb(#[from] YacbError),
 }
 
 /// The format of a book image, told by its content.
 pub fn detect(bytes: &[u8]) -> BookFormat {
+    if bytes.starts_with(yacb::MAGIC) {
+        return BookFormat::Yacb;
+    }
     if bytes.starts_with(sbob::MAGIC) {
         return BookFormat::Sbob;
     }
@@ -69,6 +81,7 @@ pub fn format_from_extension(path: &Path) -> Option<BookFormat> {
         "bin" | "polyglot" => Some(BookFormat::Polyglot),
         "sbob" => Some(BookFormat::Sbob),
         "json" => Some(BookFormat::Json),
+        "yacb" => Some(BookFormat::Yacb),
         _ => None,
     }
 }
@@ -174,6 +187,99 @@ pub fn sbob_to_polyglot(book: &SbobBook) -> (Vec<PolyglotEntry>, Report) {
     (entries, report)
 }
 
+/// Elo given to entries converted from books that carry no analysis quality.
+pub const UNKNOWN_ELO: i32 = -2000;
+
+/// A YACB value as centipawns from white's view.
+pub fn yacb_value_to_cp(e: &YacbEntry) -> i32 {
+    match e.value_type {
+        ValueType::Centipawns | ValueType::KnownWin => e.value,
+        ValueType::Perf => score_to_cp(e.value as f64 / 40_000.0).round() as i32,
+        ValueType::Dtz | ValueType::Dtm => e.value.signum() * (20_000 - e.value.abs().min(1000)),
+    }
+}
+
+/// YACB → the SBOB model: a walk from `roots` through positions the book
+/// knows (see the module table).
+pub fn yacb_to_sbob(book: &YacbBook, roots: &[Board]) -> (SbobBook, Report) {
+    let mut positions = Vec::new();
+    let mut seen = HashSet::new();
+    let mut queue: VecDeque<Board> = roots.iter().cloned().collect();
+    let mut report = Report { from: Some(BookFormat::Yacb), ..Report::default() };
+    while let Some(mut b) = queue.pop_front() {
+        let key = book.key_type().key(&b);
+        if !seen.insert(key) {
+            continue;
+        }
+        let legal = b.legal_moves();
+        let entry = book.lookup(key);
+        if let Some(e) = entry {
+            let moves: Vec<_> = legal
+                .iter()
+                .filter(|&m| same_move(e.best_move, m))
+                .map(|m| sbob::from_chess_move(&b, m, 1, yacb_value_to_cp(&e)))
+                .collect();
+            report.illegal_moves += usize::from(moves.is_empty() && !e.best_move.is_none());
+            report.moves += moves.len();
+            positions.push(SbobPosition { fen: b.fen(), moves });
+        }
+        for m in legal.iter() {
+            b.make_move(m);
+            let k = book.key_type().key(&b);
+            // Known positions, and the best move's position even without an
+            // entry: the walk goes on through it into positions the book knows.
+            let bridge = entry.is_some_and(|e| same_move(e.best_move, m));
+            if !seen.contains(&k) && (bridge || book.lookup(k).is_some()) {
+                let mut child = b.clone();
+                child.clear_history();
+                queue.push_back(child);
+            }
+            b.unmake_move();
+        }
+    }
+    report.positions = positions.len();
+    report.unreachable_entries = book.len().saturating_sub(positions.len());
+    (SbobBook { positions }, report)
+}
+
+/// The SBOB model → YACB entries (see the module table).
+pub fn sbob_to_yacb(book: &SbobBook) -> (Vec<YacbEntry>, Report) {
+    let mut report = Report::default();
+    let mut entries = Vec::new();
+    for p in &book.positions {
+        let board = match sbob::game_kind(&p.fen) {
+            sbob::GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
+            _ => None,
+        };
+        let Some(board) = board else {
+            report.skipped_positions += 1;
+            continue;
+        };
+        let legal = board.legal_moves();
+        let mut best: Option<(crate::types::Move, &sbob::SbobMove)> = None;
+        for m in &p.moves {
+            match sbob::to_chess_move(&board, &legal, m) {
+                Some(mv) if best.map_or(true, |(_, b)| m.weight > b.weight) => best = Some((mv, m)),
+                Some(_) => {}
+                None => report.illegal_moves += 1,
+            }
+        }
+        let Some((mv, m)) = best else { continue };
+        entries.push(YacbEntry {
+            key: board.key(),
+            elo: Elo::rated(UNKNOWN_ELO),
+            value_type: ValueType::Centipawns,
+            bound: BoundType::Exact,
+            source: Source::Other,
+            value: m.evaluation.clamp(i16::MIN as i32, i16::MAX as i32),
+            best_move: mv,
+        });
+        report.positions += 1;
+        report.moves += 1;
+    }
+    (entries, report)
+}
+
 fn read_bytes(path: &Path) -> Result<Vec<u8>, ConvertError> {
     std::fs::read(path).map_err(|source| ConvertError::Io { path: path.to_path_buf(), source })
 }
@@ -183,6 +289,7 @@ enum Loaded {
     Polyglot(PolyglotBook),
     Sbob(SbobBook),
     Json(json::JsonBook),
+    Yacb(YacbBook),
 }
 
 fn load(path: &Path) -> Result<Loaded, ConvertError> {
@@ -191,6 +298,11 @@ fn load(path: &Path) -> Result<Loaded, ConvertError> {
         BookFormat::Polyglot => Loaded::Polyglot(PolyglotBook::from_bytes(bytes)?),
         BookFormat::Sbob => Loaded::Sbob(sbob::parse(&bytes)?),
         BookFormat::Json => Loaded::Json(json::parse(&String::from_utf8_lossy(&bytes))?),
+        BookFormat::Yacb => {
+            let book = YacbBook::from_vec(bytes)?;
+            book.verify()?;
+            Loaded::Yacb(book)
+        }
     })
 }
 
@@ -203,6 +315,19 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
     let mut report = Report::default();
     // Everything but Polyglot → Polyglot goes through the SBOB model.
     let sbob_book = match loaded {
+        Loaded::Yacb(book) if to == BookFormat::Yacb => {
+            let entries = book.iter().collect::<Result<Vec<_>, _>>()?;
+            report.from = Some(BookFormat::Yacb);
+            report.positions = entries.len();
+            report.moves = entries.iter().filter(|e| !e.best_move.is_none()).count();
+            yacb::write(output, book.key_type(), entries)?;
+            return Ok(report);
+        }
+        Loaded::Yacb(book) => {
+            let (b, r) = yacb_to_sbob(&book, roots);
+            report = r;
+            b
+        }
         Loaded::Polyglot(book) if to == BookFormat::Polyglot => {
             let entries: Vec<PolyglotEntry> = book.iter().collect();
             polyglot::write_book(output, &entries)?;
@@ -237,18 +362,30 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
         }
     };
     match to {
+        BookFormat::Yacb => {
+            let (entries, r) = sbob_to_yacb(&sbob_book);
+            yacb::write(output, &KeyType::Engine, entries)?;
+            Ok(Report {
+                from: report.from,
+                unreachable_entries: report.unreachable_entries,
+                opening_names_dropped: report.opening_names_dropped,
+                notations_dropped: report.notations_dropped,
+                ..r
+            })
+        }
         BookFormat::Polyglot => {
             let (entries, r) = sbob_to_polyglot(&sbob_book);
             polyglot::write_book(output, &entries)?;
             Ok(Report {
                 from: report.from,
+                unreachable_entries: report.unreachable_entries,
                 opening_names_dropped: report.opening_names_dropped,
                 notations_dropped: report.notations_dropped,
                 ..r
             })
         }
         BookFormat::Sbob | BookFormat::Json => {
-            if report.from != Some(BookFormat::Polyglot) {
+            if !matches!(report.from, Some(BookFormat::Polyglot | BookFormat::Yacb)) {
                 report.positions = sbob_book.positions.len();
                 report.moves = sbob_book.positions.iter().map(|p| p.moves.len()).sum();
             }

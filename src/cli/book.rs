@@ -39,7 +39,7 @@ pub enum BookCommand {
     Build(BuildArgs),
     /// Show a Polyglot book's moves for a position.
     Probe(ProbeArgs),
-    /// Convert a book to another format (polyglot, sbob, json).
+    /// Convert a book to another format (yacb, polyglot, sbob, json).
     #[command(after_long_help = CONVERT_HELP)]
     Convert(ConvertArgs),
 }
@@ -103,6 +103,7 @@ pub enum ConvertTo {
     Polyglot,
     Sbob,
     Json,
+    Yacb,
 }
 
 #[derive(Args, Debug)]
@@ -111,7 +112,7 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output book.
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension: .bin, .sbob, .json).
+    /// Output format (default: from OUT's extension: .bin, .sbob, .json, .yacb).
     #[arg(long, value_enum)]
     pub to: Option<ConvertTo>,
     /// Polyglot input: walk from this position instead of the start position (repeatable).
@@ -219,6 +220,7 @@ fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         Some(ConvertTo::Polyglot) => BookFormat::Polyglot,
         Some(ConvertTo::Sbob) => BookFormat::Sbob,
         Some(ConvertTo::Json) => BookFormat::Json,
+        Some(ConvertTo::Yacb) => BookFormat::Yacb,
         None => convert::format_from_extension(&args.output)
             .with_context(|| format!("cannot tell the output format from '{}': pass --to", args.output.display()))?,
     };

@@ -175,3 +175,79 @@ fn bad_input_is_a_typed_error() {
     assert!(matches!(err, ConvertError::Json(JsonError::Syntax { line: 2, .. })), "{err}");
     assert!(matches!(convert(Path::new("/nonexistent"), &bad, BookFormat::Json, &[]), Err(ConvertError::Io { .. })));
 }
+
+mod yacb_conversions {
+    use super::super::*;
+    use crate::book::yacb::{self, YacbBook};
+
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("archivist-yacbconv-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb");
+    const PERFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/books/performance.bin");
+
+    #[test]
+    fn yacb_to_json_and_back_keeps_reached_keys_best_moves_and_values() {
+        let d = dir("json");
+        let json = d.join("g.json");
+        let back = d.join("g.yacb");
+        let r = convert(std::path::Path::new(GOLDEN), &json, BookFormat::Json, &[]).unwrap();
+        assert_eq!((r.positions, r.unreachable_entries), (2, 1), "the made-up key is not reachable");
+        convert(&json, &back, BookFormat::Yacb, &[]).unwrap();
+        let a = YacbBook::open(std::path::Path::new(GOLDEN)).unwrap();
+        let b = YacbBook::open(&back).unwrap();
+        assert_eq!(b.len(), 2);
+        for e in b.iter().map(Result::unwrap) {
+            let orig = a.lookup(e.key).expect("same key");
+            assert_eq!(e.best_move, orig.best_move);
+            assert_eq!(e.value, yacb_value_to_cp(&orig), "value kept as centipawns");
+        }
+    }
+
+    #[test]
+    fn yacb_round_trip_through_itself_is_byte_identical() {
+        let d = dir("self");
+        let out = d.join("same.yacb");
+        convert(std::path::Path::new(GOLDEN), &out, BookFormat::Yacb, &[]).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(GOLDEN).unwrap());
+    }
+
+    #[test]
+    fn polyglot_to_yacb_keeps_the_heaviest_move_of_each_reached_position() {
+        let d = dir("pg");
+        let y = d.join("p.yacb");
+        let back = d.join("p.bin");
+        let r = convert(std::path::Path::new(PERFORMANCE), &y, BookFormat::Yacb, &[]).unwrap();
+        assert!(r.positions > 50_000, "{r:?}");
+        let book = YacbBook::open(&y).unwrap();
+        book.verify().unwrap();
+        let pg = crate::book::polyglot::PolyglotBook::open(std::path::Path::new(PERFORMANCE)).unwrap();
+        // Walk a few plies: the YACB best move is one of the heaviest Polyglot moves.
+        let mut board = crate::board::Board::startpos();
+        for _ in 0..8 {
+            let moves = pg.moves(&board);
+            let Some(e) = book.probe(&board) else { break };
+            let heaviest = moves.iter().map(|m| m.weight).max().unwrap();
+            assert!(moves.iter().any(|m| m.weight == heaviest && m.mv == e.best_move));
+            board.make_move(e.best_move);
+        }
+        // And back to Polyglot: one weight-1 move per position. Positions the
+        // Polyglot walk reached only through moves YACB does not keep (not the
+        // heaviest) are counted as unreachable, not silently lost.
+        let r2 = convert(&y, &back, BookFormat::Polyglot, &[]).unwrap();
+        assert_eq!(r2.moves, r2.positions);
+        assert_eq!(r2.positions + r2.unreachable_entries, book.len(), "{r2:?}");
+        assert!(r2.positions > 60_000, "{r2:?}");
+        let _ = yacb::MAGIC;
+    }
+
+    #[test]
+    fn format_is_told_by_content() {
+        assert_eq!(detect(&std::fs::read(GOLDEN).unwrap()), BookFormat::Yacb);
+        assert_eq!(format_from_extension(std::path::Path::new("x.yacb")), Some(BookFormat::Yacb));
+    }
+}
