@@ -568,7 +568,7 @@ fn decode_header(cur: &mut Cursor) -> Result<Board, RecordError> {
         return Err(RecordError::BadEnPassant { game, offset: offset + 33, value: ep });
     }
     let ep_field = if ep == 0 { "-".to_string() } else { Square::new(ep).to_string() };
-    let placement = placement(&squares);
+    let placement = crate::board::fen::placement_field(&squares);
     let stm_char = if side == Color::White { 'w' } else { 'b' };
     let fen = format!("{placement} {stm_char} {castling} {ep_field} {halfmove} {fullmove}");
     Board::from_fen(&fen, false).map_err(|e| match e {
@@ -618,32 +618,6 @@ fn castling_field(squares: &[Option<crate::types::Piece>; 64], rights: u8, files
         s.push('-');
     }
     Ok(s)
-}
-
-fn placement(squares: &[Option<crate::types::Piece>; 64]) -> String {
-    let mut s = String::with_capacity(72);
-    for rank in (0..8u8).rev() {
-        let mut empty = 0;
-        for file in 0..8u8 {
-            match squares[Square::from_coords(file, rank).index()] {
-                Some(pc) => {
-                    if empty > 0 {
-                        s.push((b'0' + empty) as char);
-                        empty = 0;
-                    }
-                    s.push(pc.char());
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            s.push((b'0' + empty) as char);
-        }
-        if rank > 0 {
-            s.push('/');
-        }
-    }
-    s
 }
 
 #[cfg(test)]

@@ -88,28 +88,7 @@ impl Board {
 
     /// The FEN of the current position.
     pub fn fen(&self) -> String {
-        let mut s = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.piece_on(Square::from_coords(file, rank)) {
-                    Some(pc) => {
-                        if empty > 0 {
-                            s.push((b'0' + empty) as char);
-                            empty = 0;
-                        }
-                        s.push(pc.char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                s.push((b'0' + empty) as char);
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = placement_field(&self.mailbox);
         s.push_str(if self.side == Color::White { " w " } else { " b " });
         let cr = self.castling_rights();
         if cr == 0 {
@@ -137,6 +116,33 @@ impl Board {
         s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
         s
     }
+}
+
+/// The FEN piece-placement field of a board given square by square.
+pub fn placement_field(squares: &[Option<Piece>; 64]) -> String {
+    let mut s = String::with_capacity(90);
+    for rank in (0..8u8).rev() {
+        let mut empty = 0;
+        for file in 0..8u8 {
+            match squares[Square::from_coords(file, rank).index()] {
+                Some(pc) => {
+                    if empty > 0 {
+                        s.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    s.push(pc.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            s.push((b'0' + empty) as char);
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s
 }
 
 fn parse_placement(b: &mut Board, field: &str) -> Result<(), FenError> {

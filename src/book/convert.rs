@@ -151,16 +151,20 @@ pub fn polyglot_to_sbob(book: &PolyglotBook, roots: &[Board]) -> (SbobBook, Repo
     (SbobBook { positions }, report)
 }
 
+/// The chess position of an SBOB position (None for other games or a bad FEN).
+fn chess_board(p: &SbobPosition) -> Option<Board> {
+    match sbob::game_kind(&p.fen) {
+        sbob::GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
+        _ => None,
+    }
+}
+
 /// SBOB → Polyglot entries (see the module table for what is kept).
 pub fn sbob_to_polyglot(book: &SbobBook) -> (Vec<PolyglotEntry>, Report) {
     let mut report = Report::default();
     let mut entries = Vec::new();
     for p in &book.positions {
-        let board = match sbob::game_kind(&p.fen) {
-            sbob::GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
-            _ => None,
-        };
-        let Some(board) = board else {
+        let Some(board) = chess_board(p) else {
             report.skipped_positions += 1;
             continue;
         };
@@ -247,11 +251,7 @@ pub fn sbob_to_yacb(book: &SbobBook) -> (Vec<YacbEntry>, Report) {
     let mut report = Report::default();
     let mut entries = Vec::new();
     for p in &book.positions {
-        let board = match sbob::game_kind(&p.fen) {
-            sbob::GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
-            _ => None,
-        };
-        let Some(board) = board else {
+        let Some(board) = chess_board(p) else {
             report.skipped_positions += 1;
             continue;
         };
