@@ -15,6 +15,7 @@
 pub mod convert;
 pub mod json;
 pub mod make_book;
+pub mod merge;
 pub mod polyglot;
 pub mod sbob;
 pub mod select;

@@ -6,6 +6,7 @@
 mod book;
 mod records;
 mod selfplay;
+mod yacb;
 
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;

@@ -37,8 +37,25 @@ The input format is told by content (SBOB magic, JSON text, else Polyglot).";
 pub enum BookCommand {
     /// Build a book from PGN games (Polyglot: as `polyglot make-book`).
     Build(BuildArgs),
-    /// Show a Polyglot book's moves for a position.
+    /// Show a book's entries for a position and its children (YACB or Polyglot, told by content).
     Probe(ProbeArgs),
+    /// YACB: header fields, entry count, value/bound/source counts, elo range.
+    Info { book: PathBuf },
+    /// YACB: validate every entry; exit status 0 only for a valid book.
+    Verify { book: PathBuf },
+    /// YACB: one line (or JSON object) per entry.
+    Dump {
+        book: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// YACB: merge books; the higher elo wins, ties keep the earlier book, 65535 is never replaced.
+    Merge {
+        #[arg(num_args = 1.., required = true)]
+        inputs: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Convert a book to another format (yacb, polyglot, sbob, json).
     #[command(after_long_help = CONVERT_HELP)]
     Convert(ConvertArgs),
@@ -125,6 +142,10 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::Build(args) => build(args),
         BookCommand::Probe(args) => probe(args),
         BookCommand::Convert(args) => convert_book(args),
+        BookCommand::Info { book } => super::yacb::info(&book),
+        BookCommand::Verify { book } => super::yacb::verify(&book),
+        BookCommand::Dump { book, json } => super::yacb::dump(&book, json),
+        BookCommand::Merge { inputs, out } => super::yacb::merge(&inputs, &out),
     }
 }
 
@@ -184,6 +205,13 @@ struct ProbeMoveJson {
 
 fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(&args.book)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .with_context(|| format!("reading {}", args.book.display()))?;
+    if convert::detect(&head[..n]) == BookFormat::Yacb {
+        return super::yacb::probe(&args.book, &mut board, args.json);
+    }
     let book = PolyglotBook::open(&args.book)?;
     let moves = book.moves(&board);
     let key = polyglot_key(&board);
