@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -108,3 +108,8 @@ selfplay-bench: build
 	  ./$(EXE) selfplay --out $$d/bench$$t.bin --games $(SP_GAMES) --nodes 5000 --threads $$t --seed 1 2>/dev/null \
 	  | sed -n "s/^selfplay: \([0-9]*\) games.* \([0-9]*\) positions in \([0-9.]*\) s, \([0-9]*\) positions\/s, \([0-9.]*%\) of the time outside the search.*/Threads $$t: \4 positions\/s (\2 positions, \1 games, \3 s), \5 of the time outside the search/p"; \
 	done; rm -rf $$d
+
+# YACB lookups/s on a 10-million-entry mapped book (hits, misses, memory)
+# beside a HashMap of the same entries.
+book-bench:
+	$(CARGO) bench --bench yacb
