@@ -140,8 +140,8 @@ impl Engine {
                 Some(self.load_hash())
             }
             Change::PersistentHash => None,
-            Change::SyzygyPath => Some(self.load_tablebases()),
-            Change::BookFile => Some(self.load_books()),
+            Change::SyzygyPath => self.load_tablebases(),
+            Change::BookFile => self.load_books(),
             Change::Chess960 => {
                 self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
                 None
@@ -243,11 +243,11 @@ impl Engine {
     }
 
     /// (Re)reads `SyzygyPath`; the message says what was found.
-    fn load_tablebases(&mut self) -> String {
+    fn load_tablebases(&mut self) -> Option<String> {
         let path = self.options.syzygy_path.clone();
         if path.is_empty() {
             self.tb = None;
-            return "Syzygy tablebases disabled".into();
+            return None;
         }
         let (tb, issues) = crate::tb::Tablebases::new(&path);
         let mut msg = format!("Found {} tablebases, largest {} pieces", tb.table_count(), tb.max_pieces());
@@ -256,18 +256,22 @@ impl Engine {
             msg.push_str(&format!(" ({failures} files could not be used; see `archivist tb info`)"));
         }
         self.tb = (tb.table_count() > 0).then(|| Arc::new(tb));
-        msg
+        Some(msg)
     }
 
     /// (Re)opens `BookFile`; every book is verified in full first.
-    fn load_books(&mut self) -> String {
+    fn load_books(&mut self) -> Option<String> {
         let (books, problems) = crate::book::select::OpeningBooks::open(&self.options.book_file);
+        if self.options.book_file.is_empty() {
+            self.books = Arc::new(books);
+            return None;
+        }
         let mut msg = format!("{} book(s) loaded, {} entries", books.len(), books.entries());
         for p in &problems {
             msg.push_str(&format!("; not used: {p}"));
         }
         self.books = Arc::new(books);
-        msg
+        Some(msg)
     }
 
     /// Seeds the book's random choices (tests, reproducible self-play).
