@@ -241,7 +241,9 @@ impl Worker {
             if ctx.shared.pondering.load(Relaxed) || limits.infinite {
                 continue;
             }
-            if optimum_ms != u64::MAX {
+            // Soft stops only for clock-managed searches: `movetime` means
+            // search exactly that long (the hard limit ends it).
+            if limits.clock.is_some() && limits.movetime_ms.is_none() {
                 let scale = match stability {
                     0 => 1.4,
                     1 => 1.1,
