@@ -21,32 +21,13 @@ pub mod sbob;
 pub mod select;
 pub mod yacb;
 
-use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` through a synced temporary file renamed into place.
+/// Writes `bytes` to `path` through a synced temporary file renamed into place
+/// (see [`crate::atomic_file`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "book".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let written = (|| {
-        let mut file = File::options().write(true).create(true).truncate(true).open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()
-    })();
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    // Make the rename itself durable (best effort: not every platform can).
-    if let Ok(d) = File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::atomic_file::write_with(path, 1 << 16, |w| w.write_all(bytes))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod atomic_file;
 pub mod attacks;
 pub mod bench;
 pub mod board;

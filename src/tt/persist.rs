@@ -32,7 +32,7 @@
 use super::{TranspositionTable, TtEntry, DEPTH_OFFSET};
 use crate::board::Board;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
@@ -216,51 +216,26 @@ pub fn map(path: &Path) -> Result<memmap2::Mmap, SfttError> {
     unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))
 }
 
-/// Saves every entry of `tt` whose depth is at least `header.min_entry_depth`.
-/// Writes a temporary file beside `path`, syncs it, then renames it over `path`.
+/// Saves every entry of `tt` whose depth is at least `header.min_entry_depth`,
+/// streaming through an 8 MB buffer into a synced temporary file renamed over
+/// `path` ([`crate::atomic_file`]).
 pub fn save(tt: &TranspositionTable, header: &SfttHeader, path: &Path) -> Result<Stats, SfttError> {
     let start = Instant::now();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "hash".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = write_file(tt, header, &tmp);
-    let entries = match result {
-        Ok(n) => n,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
+    let min = header.min_entry_depth as i32;
+    let entries = crate::atomic_file::write_with(path, 8 << 20, |w| {
+        w.write_all(&encode_header(header))?;
+        let mut n = 0u64;
+        for e in tt.entries() {
+            if e.depth() >= min && e.gen_bound8 & 3 != 0 {
+                w.write_all(&encode_entry(&e))?;
+                n += 1;
+            }
         }
-    };
-    if let Err(source) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(SfttError::Io { path: path.to_path_buf(), source });
-    }
-    // Make the rename itself durable (best effort: not every platform can).
-    if let Ok(d) = File::open(&dir) {
-        let _ = d.sync_all();
-    }
+        Ok(n)
+    })
+    .map_err(io(path))?;
     let bytes = (HEADER_LEN + ENTRY_LEN * entries as usize) as u64;
     Ok(Stats { entries, bytes, seconds: start.elapsed().as_secs_f64() })
-}
-
-fn write_file(tt: &TranspositionTable, header: &SfttHeader, tmp: &Path) -> Result<u64, SfttError> {
-    let file = File::options().write(true).create_new(true).open(tmp).map_err(io(tmp))?;
-    let mut w = BufWriter::with_capacity(8 << 20, file);
-    w.write_all(&encode_header(header)).map_err(io(tmp))?;
-    let min = header.min_entry_depth as i32;
-    let mut n = 0u64;
-    for e in tt.entries() {
-        if e.depth() >= min && e.gen_bound8 & 3 != 0 {
-            w.write_all(&encode_entry(&e)).map_err(io(tmp))?;
-            n += 1;
-        }
-    }
-    let file = w.into_inner().map_err(|e| SfttError::Io { path: tmp.to_path_buf(), source: e.into_error() })?;
-    file.sync_all().map_err(io(tmp))?;
-    Ok(n)
 }
 
 /// Validates `path` completely, then inserts its entries into `tt` with the
