@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -113,3 +113,17 @@ selfplay-bench: build
 # beside a HashMap of the same entries.
 book-bench:
 	$(CARGO) bench --bench yacb
+
+# The default opening book (committed): `book analyse` of every position of
+# the lines in books/openings.pgn at BOOK_NODES nodes, one thread, so the
+# result is the same file on every machine. See books/README.md.
+BOOK_NODES ?= 250000
+book: build
+	./$(EXE) book analyse books/openings.pgn --nodes $(BOOK_NODES) --out books/default.yacb
+	./$(EXE) book info books/default.yacb
+
+# The node-limited games behind the YACB elo estimate (src/book/elo.rs);
+# method and results in engine-tests/elo_ladder.md. About an hour on 2 cores.
+LADDER_GAMES ?= 40
+elo-ladder: build deps
+	LADDER_GAMES=$(LADDER_GAMES) PY=$(PY) ENGINE=./$(EXE) STOCKFISH=$(STOCKFISH) sh engine-tests/elo_ladder.sh

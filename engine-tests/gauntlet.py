@@ -18,7 +18,11 @@ for that side and the engine is restarted for the next game.
 
 `--tc` is `BASE+INC` in seconds (`10+0.1`, `60`), or `st=SECONDS` for a fixed
 time per move (`go movetime`), where a move that takes longer than that plus
-`--timemargin` loses on time.
+`--timemargin` loses on time, or `nodes=N` for a fixed node count per move
+(`go nodes N`; no clock, only the hang check). With `nodes=`, an engine spec
+may carry its own count, `nodes=N` among its options (it is not sent as a UCI
+option): `sf250k=/usr/games/stockfish,Threads=1,nodes=250000`. The Elo ladder
+behind the YACB elo estimate (engine-tests/elo_ladder.md) was played this way.
 
 The module is also imported by the tests (engine-tests/test_uci.py,
 engine-tests/test_gauntlet.py), which play their short games with
@@ -191,6 +195,11 @@ class TimeControl:
     base: float = 0.0              # seconds on each clock at the start
     inc: float = 0.0               # seconds added after each move
     movetime: Optional[float] = None  # fixed seconds per move instead of clocks
+    nodes: Optional[int] = None        # fixed nodes per move instead of clocks
+
+    @property
+    def clocked(self) -> bool:
+        return self.movetime is None and self.nodes is None
 
     @classmethod
     def parse(cls, text: str) -> "TimeControl":
@@ -200,6 +209,10 @@ class TimeControl:
                 mt = float(text[3:])
                 if mt > 0:
                     return cls(movetime=mt)
+            elif text.startswith("nodes="):
+                n = int(text[6:])
+                if n > 0:
+                    return cls(nodes=n)
             else:
                 base, _, inc = text.partition("+")
                 tc = cls(float(base), float(inc or 0))
@@ -207,16 +220,20 @@ class TimeControl:
                     return tc
         except ValueError:
             pass
-        raise ValueError(f"bad time control {text!r}: expected BASE+INC in seconds (10+0.1) or st=SECONDS")
+        raise ValueError(f"bad time control {text!r}: expected BASE+INC in seconds (10+0.1), st=SECONDS or nodes=N")
 
     def __str__(self) -> str:
         if self.movetime is not None:
             return f"st={self.movetime:g}"
+        if self.nodes is not None:
+            return f"nodes={self.nodes}"
         return f"{self.base:g}+{self.inc:g}"
 
     def pgn(self) -> str:
         if self.movetime is not None:
             return f"{self.movetime:g}/move"
+        if self.nodes is not None:
+            return "-"
         return f"{self.base:g}+{self.inc:g}"
 
 
@@ -225,6 +242,17 @@ class EngineSpec:
     name: str
     cmd: list[str]
     options: dict[str, str] = dataclasses.field(default_factory=dict)
+    nodes: Optional[int] = None   # per-move node count under `--tc nodes=N`
+
+    def __post_init__(self) -> None:
+        if "nodes" in self.options:
+            text = self.options.pop("nodes")
+            try:
+                self.nodes = int(text)
+            except ValueError:
+                self.nodes = 0
+            if self.nodes <= 0:
+                raise ValueError(f"{self.name}: nodes={text!r} is not a positive node count")
 
     @classmethod
     def parse(cls, text: str) -> "EngineSpec":
@@ -440,7 +468,8 @@ class GameResult:
 
 def play_game(white: Player, black: Player, opening: Opening, tc: TimeControl, *,
               adjudication: Adjudication = Adjudication(), timemargin: float = 0.0,
-              max_plies: Optional[int] = None, hang_grace: float = 5.0) -> GameResult:
+              max_plies: Optional[int] = None, hang_grace: float = 5.0,
+              nodes_timeout: float = 120.0) -> GameResult:
     """Plays one game and reports how it ended. The players are left running
     unless they crashed; the caller restarts a player that had a fault."""
     board = opening.board()
@@ -478,7 +507,10 @@ def play_game(white: Player, black: Player, opening: Opening, tc: TimeControl, *
 
         side = board.turn
         player = players[side]
-        if tc.movetime is not None:
+        if tc.nodes is not None:
+            limit = chess.engine.Limit(nodes=player.spec.nodes or tc.nodes)
+            allowed = math.inf
+        elif tc.movetime is not None:
             limit = chess.engine.Limit(time=tc.movetime)
             allowed = tc.movetime + timemargin
         else:
@@ -487,7 +519,7 @@ def play_game(white: Player, black: Player, opening: Opening, tc: TimeControl, *
             allowed = clock[side] + timemargin
         t0 = time.perf_counter()
         try:
-            res = player.play(board, limit, timeout=allowed + hang_grace)
+            res = player.play(board, limit, timeout=nodes_timeout if tc.nodes is not None else allowed + hang_grace)
         except chess.engine.EngineTerminatedError as e:
             return forfeit(side, "crash", f"{player.name} terminated at ply {board.ply() + 1}: {e}")
         except TimeoutError:
@@ -497,15 +529,15 @@ def play_game(white: Player, black: Player, opening: Opening, tc: TimeControl, *
         elapsed = time.perf_counter() - t0
         max_elapsed[side] = max(max_elapsed[side], elapsed)
         if elapsed > allowed:
-            left = (tc.movetime if tc.movetime is not None else clock[side]) - elapsed
+            left = (tc.movetime if tc.movetime is not None else clock[side]) - elapsed  # never under nodes=
             return forfeit(side, "time", f"{player.name} took {elapsed:.3f}s, {-left * 1000:.0f} ms over")
         if res.move is None or res.move not in board.legal_moves:
             return forfeit(side, "illegal", f"{player.name} played {res.move} in {board.fen()}")
-        if tc.movetime is None:
+        if tc.clocked:
             min_clock[side] = min(min_clock[side], clock[side] - elapsed)
             clock[side] += tc.inc - elapsed
         score = res.info.get("score")
-        records.append(MoveRecord(res.move, elapsed, clock[side] if tc.movetime is None else None,
+        records.append(MoveRecord(res.move, elapsed, clock[side] if tc.clocked else None,
                                   score, res.info.get("depth")))
         white_scores.append(score.white().score(mate_score=100000) if score is not None else None)
         board.push(res.move)
@@ -734,7 +766,7 @@ def _record(job: Job, game: GameResult, tally: Tally, n_jobs: int, out: Callable
         else:
             tally.opp_faults += 1
     clocks = ""
-    if game.tc.movetime is None:
+    if game.tc.clocked:
         clocks = "  min clock w {:.2f}s b {:.2f}s".format(
             *(game.min_clock[c] if math.isfinite(game.min_clock[c]) else game.tc.base
               for c in (chess.WHITE, chess.BLACK)))
@@ -762,7 +794,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--opponent", action="append", required=True, metavar="NAME=CMD[,OPT=VAL...]",
                     help="an opponent (repeatable), e.g. sf1500=/usr/games/stockfish,UCI_LimitStrength=true,UCI_Elo=1500")
     ap.add_argument("--games", type=int, default=2, help="games against each opponent (default 2; even numbers make whole pairs)")
-    ap.add_argument("--tc", default="10+0.1", help="BASE+INC seconds (default 10+0.1) or st=SECONDS per move")
+    ap.add_argument("--tc", default="10+0.1", help="BASE+INC seconds (default 10+0.1), st=SECONDS per move or nodes=N per move")
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     ap.add_argument("--openings", help="PGN, or text with one FEN/EPD or SAN/UCI move line per opening (default: built-in list)")
     ap.add_argument("--seed", type=int, default=1, help="shuffles the opening order (default 1; the same order every run)")

@@ -2,11 +2,28 @@
 from conftest import ROOT, run
 
 
-def test_shipped_config_is_accepted(exe):
+def test_shipped_config_is_accepted_and_loads_the_default_book_quietly(exe):
     out = run(exe, "--config", str(ROOT / "configs" / "engine.toml"), stdin="isready\nquit\n")
     assert out.returncode == 0
     assert "readyok" in out.stdout
-    assert "info string" not in out.stdout
+    assert "info string" not in out.stdout, "stdout belongs to the GUI, which has not said uci yet"
+    assert "1 book(s) loaded" in out.stderr
+
+
+def test_shipped_config_plays_a_book_move_from_the_start_position(exe):
+    out = run(exe, "--config", str(ROOT / "configs" / "engine.toml"),
+              stdin="uci\nposition startpos\ngo movetime 200\nisready\nquit\n")
+    assert "info string book move" in out.stdout
+    best = [l for l in out.stdout.splitlines() if l.startswith("bestmove")]
+    assert best and best[0].split()[1] in {"e2e4", "d2d4", "c2c4", "g1f3", "b2b3"}
+
+
+def test_relative_paths_in_a_config_are_relative_to_its_directory(exe, tmp_path):
+    (tmp_path / "sub").mkdir()
+    cfg = tmp_path / "sub" / "c.toml"
+    cfg.write_text('"BookFile" = "../nothere.yacb"\n')
+    out = run(exe, "--config", str(cfg), stdin="isready\nquit\n")
+    assert str(tmp_path / "sub" / ".." / "nothere.yacb") in out.stderr
 
 
 def test_unknown_config_key_is_an_error_naming_it(exe, tmp_path):

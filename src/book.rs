@@ -7,18 +7,23 @@
 //!   [`json`]: SBOB's JSON form.
 //! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`.
 //! * [`convert`]: conversions among Polyglot, SBOB and JSON.
+//! * [`stats`]: statistical YACB entries from PGN; [`elo`]: the Elo
+//!   estimate of analysis (nodes, threads, depth). Engine analysis and the
+//!   TT conversion live in [`crate::analysis`], above the search.
 //!
 //! Every writer goes through [`write_atomic`]: a temporary file in the
 //! target's directory, synced, then renamed over the target, so a crash or a
 //! full disk never leaves a half-written book in its place.
 
 pub mod convert;
+pub mod elo;
 pub mod json;
 pub mod make_book;
 pub mod merge;
 pub mod polyglot;
 pub mod sbob;
 pub mod select;
+pub mod stats;
 pub mod yacb;
 
 use std::io::Write;

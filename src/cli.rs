@@ -7,6 +7,7 @@ mod book;
 mod records;
 mod selfplay;
 mod yacb;
+mod yacb_build;
 
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
@@ -210,8 +211,30 @@ fn tt_command(command: TtCommand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Options whose values are file or directory paths (`:`-separated lists).
+const PATH_OPTIONS: [&str; 4] = ["BookFile", "SyzygyPath", "Hash File", "Debug Log File"];
+
+/// Resolves the relative paths in a path option's `:`-list against `base`.
+fn resolve_paths(value: &str, base: &std::path::Path) -> String {
+    value
+        .split(':')
+        .map(|p| {
+            let trimmed = p.trim();
+            if trimmed.is_empty() || trimmed == "<empty>" || std::path::Path::new(trimmed).is_absolute() {
+                trimmed.to_string()
+            } else {
+                base.join(trimmed).display().to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// Applies a TOML config whose keys are UCI option names. Unknown keys and
-/// bad values are errors naming them.
+/// bad values are errors naming them. Relative paths in `BookFile`,
+/// `SyzygyPath`, `Hash File` and `Debug Log File` are relative to the config
+/// file's directory. Messages (books loaded, …) go to stderr: stdout belongs
+/// to the GUI, which has not spoken yet.
 pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context;
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -227,7 +250,14 @@ pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow
             toml::Value::Boolean(b) => b.to_string(),
             other => anyhow::bail!("{}: option {key}: unsupported value {other}", path.display()),
         };
-        uci.set_option(key, Some(&text)).with_context(|| format!("{}: option {key}", path.display()))?;
+        let is_path = PATH_OPTIONS.iter().any(|p| p.eq_ignore_ascii_case(key.trim()));
+        let text =
+            if is_path { resolve_paths(&text, path.parent().unwrap_or(std::path::Path::new("."))) } else { text };
+        if let Some(msg) =
+            uci.configure(key, Some(&text)).with_context(|| format!("{}: option {key}", path.display()))?
+        {
+            eprintln!("{}: {msg}", path.display());
+        }
     }
     Ok(())
 }

@@ -8,6 +8,7 @@
 
 use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
+use crate::search::book::BookInSearch;
 use crate::search::thread::{run, Outcome};
 use crate::search::{Limits, Reporter, SearchConfig, SearchEvent, Shared, Worker};
 use crate::tt::persist::{self, SfttHeader};
@@ -212,7 +213,16 @@ impl Engine {
             }
         }
         let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
-        let config = self.search_config();
+        let mut config = self.search_config();
+        if self.options.book_in_search && !self.books.is_empty() {
+            let min_elo = search_elo(&limits, self.options.threads, self.options.move_overhead_ms);
+            self.message(format!("book in search: entries rated {min_elo} or more are used"));
+            config.book = Some(BookInSearch {
+                books: Arc::clone(&self.books),
+                min_elo,
+                max_game_ply: self.options.book_depth.min(u16::MAX as u32) as u16,
+            });
+        }
         let board = self.board.clone();
         let tt = Arc::clone(&self.tt);
         let workers = Arc::clone(&self.workers);
@@ -239,6 +249,7 @@ impl Engine {
             tb_probe_depth: self.options.syzygy_probe_depth,
             tb_probe_limit: self.options.syzygy_probe_limit,
             tb_50_move_rule: self.options.syzygy_50_move_rule,
+            book: None,
         }
     }
 
@@ -398,6 +409,41 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Nodes per second one search thread is assumed to reach when a time limit
+/// is turned into nodes for [`search_elo`] (`make bench` measures 2.8M on
+/// the development machine; game positions run somewhat slower).
+pub const NPS_PER_THREAD: u64 = 2_000_000;
+
+/// What a search with these limits is worth on the YACB elo scale
+/// ([`crate::book::elo`]): the smallest node budget any limit allows (`go
+/// nodes`; a time limit at [`NPS_PER_THREAD`] per thread; `go depth` at the
+/// bench's nodes for that depth), estimated for `threads`. A search without
+/// any of these limits (`go infinite`, `go mate`) is worth more than every
+/// rated entry, so BookInSearch then uses only irreplaceable ones.
+pub fn search_elo(limits: &Limits, threads: usize, overhead_ms: u64) -> i32 {
+    use crate::book::elo;
+    let threads = threads.max(1);
+    let per_ms = NPS_PER_THREAD / 1000 * threads as u64;
+    let mut budgets: Vec<(u64, usize)> = Vec::new();
+    if let Some(n) = limits.nodes {
+        budgets.push((n, threads));
+    }
+    if let Some(ms) = limits.movetime_ms {
+        budgets.push((ms.saturating_sub(overhead_ms).max(1) * per_ms, threads));
+    }
+    if let Some(clock) = &limits.clock {
+        let b = crate::search::time::budget(clock, overhead_ms);
+        budgets.push((b.optimum_ms.max(1) * per_ms, threads));
+    }
+    if let Some(d) = limits.depth {
+        budgets.push((elo::nodes_for_depth(d), 1));
+    }
+    if limits.infinite || budgets.is_empty() {
+        return i32::MAX;
+    }
+    budgets.into_iter().map(|(n, t)| elo::estimate(n, t)).min().unwrap_or(i32::MAX)
 }
 
 #[cfg(test)]

@@ -2,12 +2,13 @@
 //! keeps on disk.
 //!
 //! Dependencies point one way: `types` → `attacks` → `board` → {`eval`, `tt`, `tb`}
-//! → `search` → `engine` → `uci`/`cli`.
+//! → `search` → {`analysis`, `engine`} → `uci`/`cli`.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod analysis;
 pub mod atomic_file;
 pub mod attacks;
 pub mod bench;

@@ -7,6 +7,7 @@
 //! [`SearchEvent`]s through a callback. Threads and the final `bestmove`
 //! live in [`thread`]; time budgets in [`time`].
 
+pub mod book;
 pub mod ordering;
 pub mod see;
 pub mod thread;
@@ -208,6 +209,8 @@ pub struct SearchConfig {
     pub tb_probe_limit: u32,
     /// Cursed wins and blessed losses count as draws (Syzygy50MoveRule).
     pub tb_50_move_rule: bool,
+    /// YACB entries used like TT entries (BookInSearch), see [`book`].
+    pub book: Option<book::BookInSearch>,
 }
 
 impl Default for SearchConfig {
@@ -219,6 +222,7 @@ impl Default for SearchConfig {
             tb_probe_depth: 1,
             tb_probe_limit: 7,
             tb_50_move_rule: true,
+            book: None,
         }
     }
 }
@@ -229,6 +233,7 @@ impl std::fmt::Debug for SearchConfig {
             .field("multipv", &self.multipv)
             .field("move_overhead_ms", &self.move_overhead_ms)
             .field("tb", &self.tb.as_ref().map(|t| t.table_count()))
+            .field("book_min_elo", &self.book.as_ref().map(|b| b.min_elo))
             .finish()
     }
 }
@@ -385,6 +390,28 @@ impl Worker {
                 };
                 if cut {
                     return tt_value;
+                }
+            }
+        }
+
+        // Step 3a. Book in search: a trusted YACB entry acts as a TT entry of
+        // unlimited depth (its move first, its value cuts at non-PV nodes).
+        let mut tt_move = tt_move;
+        if !root {
+            if let Some((book_move, book_value)) = ctx.config.book.as_ref().and_then(|b| b.probe(&self.board, ply)) {
+                if let Some((v, bound)) = book_value {
+                    let cut = match bound {
+                        Bound::Exact => true,
+                        Bound::Lower => v >= beta,
+                        Bound::Upper => v <= alpha,
+                        Bound::None => false,
+                    };
+                    if !pv_node && cut && self.board.halfmove_clock() < 90 {
+                        return v;
+                    }
+                }
+                if !book_move.is_none() {
+                    tt_move = book_move;
                 }
             }
         }

@@ -132,13 +132,20 @@ impl Uci {
 
     /// Applies an option (from `setoption` or a config file).
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), crate::engine::EngineError> {
-        let msg = self.engine.set_option(name, value)?;
-        self.chess960.store(self.engine.options().chess960 || self.engine.board().is_chess960(), Relaxed);
-        self.show_wdl.store(self.engine.options().show_wdl, Relaxed);
-        if let Some(m) = msg {
+        if let Some(m) = self.configure(name, value)? {
             self.info(&m);
         }
         Ok(())
+    }
+
+    /// Applies an option without printing: the message (books or tables
+    /// loaded) is returned. Used for config files, read before the GUI has
+    /// said `uci`, when stdout must stay quiet.
+    pub fn configure(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, crate::engine::EngineError> {
+        let msg = self.engine.set_option(name, value)?;
+        self.chess960.store(self.engine.options().chess960 || self.engine.board().is_chess960(), Relaxed);
+        self.show_wdl.store(self.engine.options().show_wdl, Relaxed);
+        Ok(msg)
     }
 
     /// Reads commands until `quit` or end of input. Lines are read as bytes:

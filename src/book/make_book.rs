@@ -23,8 +23,10 @@
 use super::polyglot::{sort_entries, PolyglotEntry};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::polyglot_key;
+use crate::board::Board;
 use crate::pgn::Game;
 use crate::types::Color;
+use crate::types::Move;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -127,7 +129,7 @@ impl Counts {
 }
 
 /// Result of a game for white: +1, 0 or −1 (the `Result` tag first, as the tool).
-fn white_result(game: &Game) -> i32 {
+pub(super) fn white_result(game: &Game) -> i32 {
     match game.tag("Result").or(game.result.as_deref()) {
         Some("1-0") => 1,
         Some("0-1") => -1,
@@ -135,10 +137,16 @@ fn white_result(game: &Game) -> i32 {
     }
 }
 
-/// The (key, move, mover is white) of each counted ply, or why the game is skipped.
-fn game_plies(game: &Game, number: usize, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, Warning> {
+/// Replays the first `max_ply` moves of game `number`, calling `visit` with
+/// the position before each move; returns the position after the last one,
+/// or why the game is skipped.
+pub(super) fn replay_counted(
+    game: &Game,
+    number: usize,
+    max_ply: usize,
+    mut visit: impl FnMut(&Board, Move),
+) -> Result<Board, Warning> {
     let mut board = game.start_board().map_err(|e| Warning::BadStart { game: number, error: e.to_string() })?;
-    let mut plies = Vec::with_capacity(game.moves.len().min(max_ply));
     for (i, san) in game.moves.iter().take(max_ply).enumerate() {
         let m = board.parse_san(san).map_err(|e| Warning::IllegalMove {
             game: number,
@@ -146,9 +154,18 @@ fn game_plies(game: &Game, number: usize, max_ply: usize) -> Result<Vec<(u64, u1
             san: san.clone(),
             error: e.to_string(),
         })?;
-        plies.push((polyglot_key(&board), to_polyglot_move(m), board.side_to_move() == Color::White));
+        visit(&board, m);
         board.make_move(m);
     }
+    Ok(board)
+}
+
+/// The (key, move, mover is white) of each counted ply, or why the game is skipped.
+fn game_plies(game: &Game, number: usize, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, Warning> {
+    let mut plies = Vec::with_capacity(game.moves.len().min(max_ply));
+    replay_counted(game, number, max_ply, |board, m| {
+        plies.push((polyglot_key(board), to_polyglot_move(m), board.side_to_move() == Color::White));
+    })?;
     Ok(plies)
 }
 

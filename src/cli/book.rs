@@ -6,7 +6,6 @@ use crate::board::Board;
 use crate::book::convert::{self, BookFormat};
 use crate::book::make_book::{make_book, MakeBookOptions};
 use crate::book::polyglot::{self, PolyglotBook};
-use crate::pgn;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -35,8 +34,12 @@ The input format is told by content (SBOB magic, JSON text, else Polyglot).";
 
 #[derive(Subcommand, Debug)]
 pub enum BookCommand {
-    /// Build a book from PGN games (Polyglot: as `polyglot make-book`).
+    /// Build a book from PGN games (Polyglot: as `polyglot make-book`; YACB: perf% statistics).
     Build(BuildArgs),
+    /// Engine analysis of every position of a YACB book, a PGN or an EPD file into a YACB book.
+    Analyse(super::yacb_build::AnalyseArgs),
+    /// A YACB book from a saved transposition table (SFTT), walked from its root position.
+    FromTt(super::yacb_build::FromTtArgs),
     /// Show a book's entries for a position and its children (YACB or Polyglot, told by content).
     Probe(ProbeArgs),
     /// YACB: header fields, entry count, value/bound/source counts, elo range.
@@ -64,16 +67,20 @@ pub enum BookCommand {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuildFormat {
     Polyglot,
+    Yacb,
 }
 
-/// Byte-identical to `polyglot make-book` for PGN without FEN tags; unlike the
-/// tool, FEN tags and Chess960 games are honoured and a game with an illegal
-/// move is reported (file, game, ply) and skipped instead of ending the run.
+/// Polyglot: byte-identical to `polyglot make-book` for PGN without FEN
+/// tags; unlike the tool, FEN tags and Chess960 games are honoured and a game
+/// with an illegal move is reported (file, game, ply) and skipped instead of
+/// ending the run. YACB: one entry per position seen at least --min-game
+/// times, perf% for white, the most played move as best move, source
+/// statistical (see `book::stats`).
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// Book format to write.
-    #[arg(long, value_enum, default_value_t = BuildFormat::Polyglot)]
-    pub format: BuildFormat,
+    /// Book format to write (default: yacb when OUT ends in .yacb, else polyglot).
+    #[arg(long, value_enum)]
+    pub format: Option<BuildFormat>,
     /// PGN files, read in order.
     #[arg(long, num_args = 1.., required = true)]
     pub pgn: Vec<PathBuf>,
@@ -83,9 +90,13 @@ pub struct BuildArgs {
     /// Count only the first N plies of each game.
     #[arg(long, default_value_t = 1024)]
     pub max_ply: usize,
-    /// Keep moves played at least N times.
+    /// Keep moves (YACB: positions) played at least N times.
     #[arg(long, default_value_t = 3)]
     pub min_game: u32,
+    /// YACB: the elo stored in every entry (the games' strength is not in
+    /// the PGN; default: the "unknown" value -2000).
+    #[arg(long, allow_negative_numbers = true)]
+    pub elo: Option<i32>,
     /// Keep moves scoring at least this many percent for the mover.
     #[arg(long, default_value_t = 0.0)]
     pub min_score: f64,
@@ -98,6 +109,12 @@ pub struct BuildArgs {
     /// Give every move weight 1.
     #[arg(long)]
     pub uniform: bool,
+}
+
+impl BuildArgs {
+    fn output_is_yacb(&self) -> bool {
+        self.out.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("yacb"))
+    }
 }
 
 #[derive(Args, Debug)]
@@ -140,6 +157,8 @@ pub struct ConvertArgs {
 pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
     match command {
         BookCommand::Build(args) => build(args),
+        BookCommand::Analyse(args) => super::yacb_build::analyse(args),
+        BookCommand::FromTt(args) => super::yacb_build::from_tt(args),
         BookCommand::Probe(args) => probe(args),
         BookCommand::Convert(args) => convert_book(args),
         BookCommand::Info { book } => super::yacb::info(&book),
@@ -150,7 +169,18 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
-    let BuildFormat::Polyglot = args.format;
+    let yacb_out = args.output_is_yacb();
+    let format = args.format.unwrap_or(if yacb_out { BuildFormat::Yacb } else { BuildFormat::Polyglot });
+    if format == BuildFormat::Yacb {
+        if args.min_score != 0.0 || args.only_white || args.only_black || args.uniform {
+            anyhow::bail!("--min-score, --only-white, --only-black and --uniform are Polyglot options");
+        }
+        let elo = args.elo.unwrap_or(convert::UNKNOWN_ELO);
+        return super::yacb_build::build_statistical(&args.pgn, &args.out, args.max_ply, args.min_game, elo);
+    }
+    if args.elo.is_some() {
+        anyhow::bail!("--elo is a YACB option (pass --format yacb or an OUT ending in .yacb)");
+    }
     let options = MakeBookOptions {
         max_ply: args.max_ply,
         min_game: args.min_game,
@@ -159,21 +189,9 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         only_black: args.only_black,
         uniform: args.uniform,
     };
-    let mut games = Vec::new();
-    let mut origin = Vec::new();
-    for path in &args.pgn {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let parsed = pgn::parse(&String::from_utf8_lossy(&bytes));
-        origin.extend((1..=parsed.len()).map(|n| (path.clone(), n)));
-        games.extend(parsed);
-    }
+    let (games, origin) = super::yacb_build::read_games(&args.pgn)?;
     let (entries, warnings) = make_book(&games, &options);
-    for w in &warnings {
-        match origin.get(w.game().wrapping_sub(1)) {
-            Some((path, n)) => eprintln!("warning: {}: game {n}: {w}", path.display()),
-            None => eprintln!("warning: {w}"),
-        }
-    }
+    super::yacb_build::report_warnings(&warnings, &origin);
     polyglot::write_book(&args.out, &entries)?;
     println!(
         "{} games, {} skipped, {} entries written to {}",

@@ -97,6 +97,11 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "Centipawn margin below the best move for weighted selection",
     },
     OptionSpec {
+        name: "BookInSearch",
+        kind: OptionKind::Check { default: false },
+        help: "The search uses YACB entries rated at least its own elo like TT entries",
+    },
+    OptionSpec {
         name: "SyzygyPath",
         kind: OptionKind::Str { default: "" },
         help: "Syzygy tablebase directories, separated by ':'",
@@ -162,6 +167,7 @@ pub struct Options {
     pub book_depth: u32,
     pub book_selection: crate::book::select::Selection,
     pub book_variety: i32,
+    pub book_in_search: bool,
 }
 
 impl Default for Options {
@@ -188,6 +194,7 @@ impl Default for Options {
             book_depth: 40,
             book_selection: crate::book::select::Selection::Weighted,
             book_variety: 20,
+            book_in_search: false,
         }
     }
 }
@@ -294,6 +301,10 @@ impl Options {
             }
             "BookVariety" => {
                 self.book_variety = parse_spin(spec, value)? as i32;
+                Change::None
+            }
+            "BookInSearch" => {
+                self.book_in_search = parse_check(spec, value)?;
                 Change::None
             }
             "SyzygyPath" => {

@@ -1,0 +1,319 @@
+//! `archivist book build --format yacb`, `book analyse` and `book from-tt`:
+//! the YACB builders.
+
+use crate::analysis::{from_tt, AnalyseOptions, Analyser};
+use crate::board::Board;
+use crate::book::convert::{self, BookFormat};
+use crate::book::make_book::Warning;
+use crate::book::stats::{statistical_entries, StatsOptions};
+use crate::book::yacb::{self, Elo, KeyType, YacbBook};
+use crate::pgn::{self, Game};
+use anyhow::{bail, Context};
+use clap::Args;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Reads PGN files in order, each game tagged with its file for warnings.
+/// Where each game came from: its file and 1-based number in it.
+pub type Origin = Vec<(PathBuf, usize)>;
+
+pub fn read_games(paths: &[PathBuf]) -> anyhow::Result<(Vec<Game>, Origin)> {
+    let mut games = Vec::new();
+    let mut origin = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let parsed = pgn::parse(&String::from_utf8_lossy(&bytes));
+        origin.extend((1..=parsed.len()).map(|n| (path.clone(), n)));
+        games.extend(parsed);
+    }
+    Ok((games, origin))
+}
+
+pub fn report_warnings(warnings: &[Warning], origin: &[(PathBuf, usize)]) {
+    for w in warnings {
+        match origin.get(w.game().wrapping_sub(1)) {
+            Some((path, n)) => eprintln!("warning: {}: game {n}: {w}", path.display()),
+            None => eprintln!("warning: {w}"),
+        }
+    }
+}
+
+/// `book build --format yacb`: statistical entries.
+pub fn build_statistical(
+    pgns: &[PathBuf],
+    out: &Path,
+    max_ply: usize,
+    min_game: u32,
+    elo: i32,
+) -> anyhow::Result<ExitCode> {
+    let (games, origin) = read_games(pgns)?;
+    let options = StatsOptions { max_ply, min_game, elo: Elo::rated(elo) };
+    let (entries, warnings) = statistical_entries(&games, &options);
+    report_warnings(&warnings, &origin);
+    let n = yacb::write(out, &KeyType::Engine, entries)?;
+    println!("{} games, {} skipped, {n} positions written to {}", games.len(), warnings.len(), out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    /// Positions to analyse: a YACB book (walked from the start position or
+    /// each --root through positions it has), a PGN file (every position of
+    /// every game up to --max-ply) or an EPD/FEN file (one position per line).
+    pub input: PathBuf,
+    /// Output YACB book.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Nodes per position.
+    #[arg(long, default_value_t = 100_000)]
+    pub nodes: u64,
+    /// Search threads (the elo estimate accounts for them).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Hash table size in MB, cleared before each position.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// PGN and YACB input: positions up to this many plies from the start.
+    #[arg(long, default_value_t = 40)]
+    pub max_ply: usize,
+    /// YACB input: walk from this position instead of the start position (repeatable).
+    #[arg(long = "root", value_name = "FEN")]
+    pub roots: Vec<String>,
+}
+
+enum InputKind {
+    Yacb,
+    Pgn,
+    Epd,
+}
+
+fn input_kind(path: &Path, head: &[u8]) -> InputKind {
+    if convert::detect(head) == BookFormat::Yacb {
+        return InputKind::Yacb;
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("pgn") => InputKind::Pgn,
+        Some("epd") | Some("fen") => InputKind::Epd,
+        _ => {
+            let text = String::from_utf8_lossy(head);
+            let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
+            match first {
+                Some(l) if l.starts_with('[') || l.starts_with("1.") => InputKind::Pgn,
+                _ => InputKind::Epd,
+            }
+        }
+    }
+}
+
+/// One EPD/FEN line as a board: a full FEN, or the four EPD fields
+/// followed by operations.
+fn epd_board(line: &str) -> Result<Board, String> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let numeric = |i: usize| fields.get(i).is_some_and(|f| f.parse::<u32>().is_ok());
+    let fen = if fields.len() >= 6 && numeric(4) && numeric(5) {
+        fields[..6].join(" ")
+    } else {
+        fields.iter().take(4).copied().collect::<Vec<_>>().join(" ")
+    };
+    Board::from_fen(&fen, false).map_err(|e| e.to_string())
+}
+
+/// Positions of a book walk: reached from the roots through legal moves
+/// into positions the book has, at most `max_ply` plies deep.
+fn walk_book(book: &YacbBook, roots: Vec<Board>, max_ply: usize) -> Vec<Board> {
+    let mut seen = HashSet::new();
+    let mut frontier: Vec<Board> = Vec::new();
+    for mut r in roots {
+        r.clear_history();
+        let key = book.key_type().key(&r);
+        if seen.insert(key) {
+            frontier.push(r);
+        }
+    }
+    let mut out = Vec::new();
+    for ply in 0..=max_ply {
+        let mut next = Vec::new();
+        for mut b in frontier {
+            if ply < max_ply {
+                for m in b.legal_moves().iter() {
+                    b.make_move(m);
+                    let key = book.key_type().key(&b);
+                    if book.lookup(key).is_some() && seen.insert(key) {
+                        let mut child = b.clone();
+                        child.clear_history();
+                        next.push(child);
+                    }
+                    b.unmake_move();
+                }
+            }
+            out.push(b);
+        }
+        frontier = next;
+    }
+    out
+}
+
+fn positions(args: &AnalyseArgs) -> anyhow::Result<(Vec<Board>, usize)> {
+    let path = &args.input;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut skipped = 0usize;
+    let boards = match input_kind(path, &bytes[..bytes.len().min(4096)]) {
+        InputKind::Yacb => {
+            let book = super::yacb::open(path)?;
+            let mut roots = Vec::new();
+            for f in &args.roots {
+                roots.push(Board::from_fen(f, false).with_context(|| format!("bad --root FEN '{f}'"))?);
+            }
+            if roots.is_empty() {
+                roots.push(Board::startpos());
+            }
+            let boards = walk_book(&book, roots, args.max_ply);
+            let reached = boards.iter().filter(|b| book.probe(b).is_some()).count();
+            skipped = book.len().saturating_sub(reached);
+            boards
+        }
+        InputKind::Pgn => {
+            let (games, origin) = read_games(std::slice::from_ref(path))?;
+            let mut boards = Vec::new();
+            let mut warnings = Vec::new();
+            for (i, g) in games.iter().enumerate() {
+                let mut board = match g.start_board() {
+                    Ok(b) => b,
+                    Err(e) => {
+                        warnings.push(Warning::BadStart { game: i + 1, error: e.to_string() });
+                        continue;
+                    }
+                };
+                let mut line = vec![board.clone()];
+                let mut ok = true;
+                for (ply, san) in g.moves.iter().take(args.max_ply).enumerate() {
+                    match board.parse_san(san) {
+                        Ok(m) => {
+                            board.make_move(m);
+                            line.push(board.clone());
+                        }
+                        Err(e) => {
+                            warnings.push(Warning::IllegalMove {
+                                game: i + 1,
+                                ply: ply + 1,
+                                san: san.clone(),
+                                error: e.to_string(),
+                            });
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    boards.extend(line);
+                }
+            }
+            report_warnings(&warnings, &origin);
+            skipped = warnings.len();
+            boards
+        }
+        InputKind::Epd => {
+            let text = String::from_utf8_lossy(&bytes);
+            let mut boards = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                match epd_board(line) {
+                    Ok(b) => boards.push(b),
+                    Err(e) => {
+                        eprintln!("warning: {}: line {}: {e}; skipped", path.display(), i + 1);
+                        skipped += 1;
+                    }
+                }
+            }
+            boards
+        }
+    };
+    // One search per distinct position, in the order first met.
+    let mut seen = HashSet::new();
+    Ok((boards.into_iter().filter(|b| seen.insert(b.key())).collect(), skipped))
+}
+
+pub fn analyse(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
+    if args.nodes == 0 {
+        bail!("--nodes must be at least 1");
+    }
+    let (boards, skipped) = positions(&args)?;
+    let options = AnalyseOptions {
+        nodes: args.nodes,
+        threads: args.threads.clamp(1, 1024),
+        hash_mb: args.hash.clamp(1, 1 << 20),
+    };
+    let mut analyser = Analyser::new(options);
+    let bar = indicatif::ProgressBar::new(boards.len() as u64);
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    let style =
+        indicatif::ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} positions, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    let mut entries = Vec::with_capacity(boards.len());
+    let mut game_over = 0usize;
+    for b in &boards {
+        match analyser.analyse(b) {
+            Some(e) => entries.push(e),
+            None => game_over += 1,
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let elo = match analyser.elo() {
+        Elo::Rated(v) => v.to_string(),
+        Elo::Irreplaceable => "irreplaceable".into(),
+    };
+    let n = yacb::write(&args.out, &KeyType::Engine, entries)?;
+    println!(
+        "{} positions analysed at {} nodes on {} thread(s) (elo {elo}), {game_over} without moves, {skipped} skipped; {n} entries written to {}",
+        boards.len(),
+        args.nodes,
+        args.threads.max(1),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct FromTtArgs {
+    /// A saved transposition table (SFTT).
+    pub hash: PathBuf,
+    /// Output YACB book.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Keep entries of at least this depth.
+    #[arg(long, default_value_t = 1)]
+    pub min_depth: i32,
+    /// Also walk from this position (repeatable); the file's root_pos (or
+    /// the start position) is always walked.
+    #[arg(long = "root", value_name = "FEN")]
+    pub roots: Vec<String>,
+}
+
+pub fn from_tt(args: FromTtArgs) -> anyhow::Result<ExitCode> {
+    let map = crate::tt::persist::map(&args.hash).with_context(|| format!("opening {}", args.hash.display()))?;
+    let mut roots = Vec::new();
+    for f in &args.roots {
+        roots.push(Board::from_fen(f, false).with_context(|| format!("bad --root FEN '{f}'"))?);
+    }
+    let (entries, stats) =
+        from_tt::convert(&map, args.min_depth, &roots).with_context(|| format!("reading {}", args.hash.display()))?;
+    let n = yacb::write(&args.out, &KeyType::Engine, entries)?;
+    println!(
+        "{} TT entries: {} below depth {}, {} never reached from the roots, {} without a value, {} TT moves illegal (dropped); {n} entries written to {}",
+        stats.entries_in_file,
+        stats.below_min_depth,
+        args.min_depth,
+        stats.unreached,
+        stats.without_value,
+        stats.illegal_moves,
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
