@@ -63,12 +63,12 @@ def test_openings_file_reads_fen_san_uci_and_pgn(tmp_path):
 
 @pytest.mark.parametrize("text,expected", [
     ("10+0.1", g.TimeControl(10, 0.1)), ("60", g.TimeControl(60, 0)), ("1+0.01", g.TimeControl(1, 0.01)),
-    ("st=0.05", g.TimeControl(movetime=0.05))])
+    ("st=0.05", g.TimeControl(movetime=0.05)), ("nodes=5000", g.TimeControl(nodes=5000))])
 def test_time_control_parses(text, expected):
     assert g.TimeControl.parse(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "abc", "10+x", "0+1", "-5", "st=", "st=0", "40/60"])
+@pytest.mark.parametrize("text", ["", "abc", "10+x", "0+1", "-5", "st=", "st=0", "40/60", "nodes=0", "nodes=x"])
 def test_time_control_rejects_nonsense(text):
     with pytest.raises(ValueError):
         g.TimeControl.parse(text)
@@ -97,6 +97,25 @@ def test_elo_and_margin_from_results():
     assert g.Tally(0, 0, 4).elo()[0] == -math.inf
     assert g.Tally(0, 0, 0).games == 0 and math.isnan(g.Tally().elo()[0])
     assert g.Tally(10, 0, 0).los() > 0.99 and g.Tally(3, 5, 3).los() == 0.5
+
+
+def test_engine_spec_takes_its_own_node_count_out_of_the_uci_options():
+    spec = g.EngineSpec.parse("sf250k=/usr/games/stockfish,Threads=1,nodes=250000")
+    assert spec.nodes == 250000 and spec.options == {"Threads": "1"}
+    with pytest.raises(ValueError, match="nodes"):
+        g.EngineSpec.parse("x=/bin/true,nodes=lots")
+
+
+def test_node_limited_game_runs_without_clocks(exe):
+    a = g.Player(g.EngineSpec("a", [exe], {"OwnBook": "false"}, nodes=3000))
+    b = g.Player(g.EngineSpec("b", [exe], {"OwnBook": "false"}, nodes=6000))
+    try:
+        game = g.play_game(a, b, g.builtin_openings()[0], g.TimeControl.parse("nodes=1000"), max_plies=6)
+    finally:
+        a.close()
+        b.close()
+    assert game.fault is None and len(game.records) == 6
+    assert all(r.clock_after is None for r in game.records), "no clocks under nodes="
 
 
 def test_schedule_plays_each_opening_twice_with_colours_swapped():

@@ -168,6 +168,25 @@ fn lookup_finds_every_key_and_misses_others() {
     assert_eq!(book.find(u64::MAX), keys.binary_search(&u64::MAX).ok());
 }
 
+#[test]
+fn lookup_is_correct_on_clustered_keys() {
+    // Far from uniform: dense runs at both ends and a sparse middle.
+    let mut keys: Vec<u64> = (0..3_000u64).map(|i| i * 7 + 5).collect();
+    keys.extend((0..3_000u64).map(|i| u64::MAX - 1 - i * 3));
+    keys.extend((1..200u64).map(|i| i << 55));
+    keys.sort_unstable();
+    keys.dedup();
+    let book = YacbBook::from_vec(image(&keys.iter().map(|&k| e(k, 0, 0)).collect::<Vec<_>>())).unwrap();
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(book.find(k), Some(i));
+        for probe in [k.wrapping_add(1), k.wrapping_sub(1)] {
+            assert_eq!(book.find(probe), keys.binary_search(&probe).ok(), "{probe}");
+        }
+    }
+    assert_eq!(book.find(0), None);
+    assert_eq!(book.find(u64::MAX), None);
+}
+
 fn err(bytes: Vec<u8>) -> YacbError {
     match YacbBook::from_vec(bytes) {
         Err(e) => e,
