@@ -13,14 +13,15 @@
 //! (FORMATS.md). Perf% entries are statistics, not search values, and DTZ
 //! entries are values only when proven (a sign: win, draw or loss).
 //!
-//! **BookInSearch.** Below the root, while the game ply is within
-//! `BookDepth`, every node that the TT did not already cut probes the YACB
+//! **BookInSearch.** While the game ply is within `BookDepth`, the root
+//! and every node below it that the TT did not already cut probe the YACB
 //! books (in `BookFile` order, the first entry found counts). An entry is
 //! trusted only when its elo is at least the elo of the running search
 //! ([`crate::book::elo`] applied to the search's node budget, see
-//! `Engine::search_elo`); a trusted entry then acts like a TT entry of
-//! unlimited depth: its best move (when legal) is searched first, and at
-//! non-PV nodes its value cuts off as a TT value with its bound would
+//! `crate::engine::search_elo`); a trusted entry then acts like a TT entry of
+//! unlimited depth: its best move (when legal) is searched first (at the
+//! root: in the first iteration), and at non-PV nodes (never the root) its
+//! value cuts off as a TT value with its bound would
 //! (exact always, lower at or above beta, upper at or below alpha).
 
 use super::{mate_in, mated_in, MATE, MATE_IN_MAX_PLY, TB_WIN, TB_WIN_IN_MAX_PLY};

@@ -187,6 +187,14 @@ impl Worker {
             }
             _ => 1,
         };
+        // BookInSearch: a trusted entry's move goes first at the root too.
+        if first_depth == 1 {
+            if let Some((m, _)) = ctx.config.book.as_ref().and_then(|b| b.probe(&self.board, 0)) {
+                if let Some(i) = self.root_moves.iter().position(|r| r.mv == m) {
+                    self.root_moves[..=i].rotate_right(1);
+                }
+            }
+        }
         for depth in first_depth..=max_depth {
             // Lazy SMP: helpers skip some depths so threads spread over the tree.
             if !main && depth > 1 && (depth as usize + self.id) % 4 == 0 {
