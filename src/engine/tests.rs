@@ -111,3 +111,18 @@ fn avoids_a_losing_capture_and_takes_a_free_queen() {
     let out = e.search_sync(depth(6)).unwrap();
     assert_eq!(e.board().move_to_uci(out.best), "d2d5");
 }
+
+#[test]
+fn search_elo_rates_the_smallest_node_budget() {
+    use crate::book::elo::estimate;
+    use crate::engine::search_elo;
+    let nodes = Limits { nodes: Some(1_000_000), ..Limits::default() };
+    assert_eq!(search_elo(&nodes, 1, 20), estimate(1_000_000, 1));
+    assert!(search_elo(&nodes, 2, 20) < search_elo(&nodes, 1, 20), "the same nodes on two threads are worth less");
+    // 100 ms minus 20 ms overhead at 2M nodes/s = 160k nodes, below the node limit.
+    let both = Limits { nodes: Some(1_000_000), movetime_ms: Some(100), ..Limits::default() };
+    assert_eq!(search_elo(&both, 1, 20), estimate(160_000, 1));
+    let infinite = Limits { infinite: true, ..Limits::default() };
+    assert_eq!(search_elo(&infinite, 1, 20), i32::MAX);
+    assert_eq!(search_elo(&Limits::default(), 1, 20), i32::MAX);
+}
