@@ -29,3 +29,5 @@ for rung in $RUNGS; do
     --tc nodes=1000 --adjudicate --concurrency 2 --pgn-out "$DIR/$rung.pgn" > "$DIR/$rung.log" 2>&1 || true
   tail -4 "$DIR/$rung.log"
 done
+
+"$PY" engine-tests/elo_fit.py "$DIR"/*.log
