@@ -11,8 +11,8 @@ weighted least squares (weight 1/variance of `d`, from the trinomial
 variance of the score by the delta method), so a plain chain of rungs is
 just the running sum of its differences and cross-checks (more pairings
 than players) are averaged in. Prints every player's Elo with its standard
-error, and the `(nodes, elo)` points of the Archivist players (`archN`) for
-`src/book/elo.rs`.
+error, the `(nodes, elo)` points of the Archivist players (`archN`), and the
+least-squares line through them in log2(nodes) that `src/book/elo.rs` uses.
 """
 from __future__ import annotations
 
@@ -95,6 +95,16 @@ def invert(m):
     return [row[n:] for row in a]
 
 
+def line_fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Ordinary least squares y = a + b x."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    b = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return my - b * mx, b
+
+
 def main(paths: list[str]) -> int:
     rows = [r for p in paths for r in parse(p)]
     if not rows:
@@ -113,6 +123,9 @@ def main(paths: list[str]) -> int:
     if arch:
         print("\nCALIBRATION (nodes, elo) for src/book/elo.rs:")
         print("[" + ", ".join(f"({n:.0f}.0, {e:.0f}.0)" for n, e in arch) + "]")
+    if len(arch) >= 2:
+        a, b = line_fit([(math.log2(n / 1e6), e) for n, e in arch])
+        print(f"least-squares line: elo(n) = {a:.0f} + {b:.1f} * log2(n / 1M)")
     return 0
 
 

@@ -35,3 +35,8 @@ def test_even_score_is_zero_and_a_shutout_stays_finite():
     diff, var = elo_fit.difference(10, 0, 0)
     assert math.isfinite(diff) and diff > 300 and var > 0
     assert elo_fit.nodes_of("arch256k") == 256_000 and elo_fit.nodes_of("sf1M") == 1_000_000
+
+
+def test_line_fit_recovers_a_line():
+    a, b = elo_fit.line_fit([(-4.0, -1000.0), (-2.0, -860.0), (0.0, -720.0)])
+    assert math.isclose(a, -720) and math.isclose(b, 70)

@@ -179,3 +179,14 @@ def test_default_book_is_valid_and_covers_the_opening_lines(exe):
     for move in game.mainline_moves():
         assert engine_key(exe, board) in keys
         board.push(move)
+
+
+def test_default_book_is_what_make_book_builds(exe, tmp_path):
+    """`make book` is deterministic (one thread, node-limited, a fresh table
+    per position), so the committed book must be exactly what it builds."""
+    out = tmp_path / "default.yacb"
+    r = run(exe, "book", "analyse", str(OPENINGS), "--nodes", "250000", "--out", str(out), timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "elo -867" in r.stdout
+    assert out.read_bytes() == (ROOT / "books" / "default.yacb").read_bytes(), \
+        "books/default.yacb is stale: run `make book` and commit it"

@@ -5,12 +5,13 @@
 //! The model is measured, not guessed; the games behind it are described in
 //! `engine-tests/elo_ladder.md` and can be replayed with `make elo-ladder`.
 //!
-//! 1. **Nodes.** [`CALIBRATION`] holds Archivist's Elo at a few node counts
-//!    per move (1 thread), placed on the baseline's scale through a ladder of
-//!    node-limited Stockfish 15.1 rungs. Between the points the estimate is
-//!    linear in log2(nodes); outside them it continues with the slope of the
-//!    nearest segment, halved beyond the ends (the gain per doubling shrinks
-//!    with strength) — an extrapolation, not a measurement.
+//! 1. **Nodes.** Archivist (1 thread) was placed on the baseline's scale at
+//!    64k, 256k and 1M nodes per move through a ladder of node-limited
+//!    Stockfish 15.1 rungs ([`CALIBRATION`]); the estimate is the
+//!    least-squares line through those points in log2(nodes),
+//!    [`ELO_AT_1M`] + [`ELO_PER_DOUBLING`] · log2(nodes / 1M), within one
+//!    standard error of each point. Outside 64k..1M it is an extrapolation
+//!    of the same line, not a measurement.
 //! 2. **Threads.** `t` threads that search `n` nodes in total are worth one
 //!    thread searching `n · s(t) / t` nodes, where `s(t)` is the Lazy SMP
 //!    time-to-depth speed-up: `make smp-bench` measures `s(2) = 1.61` on this
@@ -22,15 +23,31 @@
 //! Estimates are clamped to the stored range; −1 is stored as −2 by
 //! [`super::yacb::Elo::rated`].
 
-/// (nodes per move, Elo vs the baseline), Archivist with 1 thread.
-pub const CALIBRATION: [(f64, f64); 3] = [(64_000.0, -1000.0), (256_000.0, -880.0), (1_000_000.0, -780.0)];
+/// Measured (nodes per move, Elo vs the baseline, standard error),
+/// Archivist with 1 thread (`engine-tests/elo_ladder.md`).
+pub const CALIBRATION: [(f64, f64, f64); 3] =
+    [(64_000.0, -988.0, 80.0), (256_000.0, -895.0, 76.0), (1_000_000.0, -712.0, 70.0)];
+
+/// The fitted line: Elo at 1M nodes on one thread ...
+pub const ELO_AT_1M: f64 = -728.0;
+/// ... and the gain per doubling of the nodes.
+pub const ELO_PER_DOUBLING: f64 = 69.3;
 
 /// Exponent of the Lazy SMP speed-up, `s(t) = t^SMP_EXPONENT` (s(2) = 1.61).
 pub const SMP_EXPONENT: f64 = 0.69;
 
-/// (depth, geometric-mean nodes to complete it) over the bench positions.
-pub const DEPTH_NODES: [(i32, f64); 8] =
-    [(2, 40.0), (4, 200.0), (6, 900.0), (8, 3_000.0), (10, 10_000.0), (12, 30_000.0), (14, 90_000.0), (16, 250_000.0)];
+/// (depth, geometric-mean nodes to complete it) over the 50 bench positions
+/// from an empty table (`archivist bench D` for D = 2, 4, …, 16).
+pub const DEPTH_NODES: [(i32, f64); 8] = [
+    (2, 136.0),
+    (4, 350.0),
+    (6, 1_235.0),
+    (8, 4_401.0),
+    (10, 13_968.0),
+    (12, 41_777.0),
+    (14, 102_194.0),
+    (16, 232_451.0),
+];
 
 /// Single-thread nodes that `nodes` spread over `threads` threads are worth.
 pub fn effective_nodes(nodes: u64, threads: usize) -> f64 {
@@ -41,18 +58,7 @@ pub fn effective_nodes(nodes: u64, threads: usize) -> f64 {
 /// Estimated Elo of analysis with `nodes` nodes per position on `threads`
 /// threads, relative to the baseline.
 pub fn estimate(nodes: u64, threads: usize) -> i32 {
-    let x = effective_nodes(nodes, threads).log2();
-    let pts: Vec<(f64, f64)> = CALIBRATION.iter().map(|&(n, e)| (n.log2(), e)).collect();
-    let slope = |a: (f64, f64), b: (f64, f64)| (b.1 - a.1) / (b.0 - a.0);
-    let last = pts.len() - 1;
-    let elo = if x <= pts[0].0 {
-        pts[0].1 + slope(pts[0], pts[1]) / 2.0 * (x - pts[0].0)
-    } else if x >= pts[last].0 {
-        pts[last].1 + slope(pts[last - 1], pts[last]) / 2.0 * (x - pts[last].0)
-    } else {
-        let i = pts.windows(2).position(|w| x <= w[1].0).unwrap_or(last - 1);
-        pts[i].1 + slope(pts[i], pts[i + 1]) * (x - pts[i].0)
-    };
+    let elo = ELO_AT_1M + ELO_PER_DOUBLING * (effective_nodes(nodes, threads) / 1e6).log2();
     elo.round().clamp(i16::MIN as f64, i16::MAX as f64 - 1.0) as i32
 }
 
@@ -85,10 +91,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn estimate_passes_through_the_calibration_points() {
-        for &(n, e) in &CALIBRATION {
-            assert_eq!(estimate(n as u64, 1), e.round() as i32, "{n}");
+    fn estimate_is_within_one_standard_error_of_every_measured_point() {
+        for &(n, e, se) in &CALIBRATION {
+            let got = estimate(n as u64, 1) as f64;
+            assert!((got - e).abs() <= se, "{n} nodes: {got} vs measured {e} ± {se}");
         }
+        assert_eq!(estimate(1_000_000, 1), -728);
     }
 
     #[test]
