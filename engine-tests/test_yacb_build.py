@@ -190,3 +190,16 @@ def test_default_book_is_what_make_book_builds(exe, tmp_path):
     assert "elo -867" in r.stdout
     assert out.read_bytes() == (ROOT / "books" / "default.yacb").read_bytes(), \
         "books/default.yacb is stale: run `make book` and commit it"
+
+
+def test_keys_of_an_analysed_book_are_the_vector_keys(exe, tmp_path):
+    """../shared/vectors/keys.csv: a book built from its positions holds
+    exactly their engine keys (column `zobrist`)."""
+    rows = [l.split(";") for l in (SHARED / "vectors" / "keys.csv").read_text().splitlines()[1:151]]
+    epd = tmp_path / "v.epd"
+    epd.write_text("".join(r[0] + "\n" for r in rows))
+    book = tmp_path / "v.yacb"
+    out = run(exe, "book", "analyse", str(epd), "--nodes", "300", "--out", str(book))
+    assert out.returncode == 0, out.stderr
+    playable = {r[1].lower() for r in rows if any(True for _ in chess.Board(r[0]).legal_moves)}
+    assert {e["key"] for e in entries(exe, book)} == playable

@@ -51,7 +51,8 @@ impl Analyser {
         self.elo
     }
 
-    /// The entry for `board`, or `None` when the game is over there.
+    /// The entry for `board`, or `None` when the game is over there. A
+    /// budget too small to finish depth 1 gets depth 1.
     pub fn analyse(&mut self, board: &Board) -> Option<YacbEntry> {
         if !board.has_legal_moves() {
             return None;
@@ -62,7 +63,14 @@ impl Analyser {
         }
         let limits = Limits { nodes: Some(self.options.nodes.max(1)), ..Limits::default() };
         let shared = Shared::new(self.workers.len(), false);
-        let out = run(board, &limits, &self.config, &self.tt, &shared, &mut self.workers, None);
+        let mut out = run(board, &limits, &self.config, &self.tt, &shared, &mut self.workers, None);
+        if out.depth < 1 {
+            // The budget ran out inside the first iteration: depth 1 is the
+            // least analysis an entry gets.
+            let limits = Limits { depth: Some(1), ..Limits::default() };
+            let shared = Shared::new(self.workers.len(), false);
+            out = run(board, &limits, &self.config, &self.tt, &shared, &mut self.workers, None);
+        }
         let (value_type, bound, value) = value_to_entry(out.score, Bound::Exact, board.side_to_move())?;
         Some(YacbEntry {
             key: board.key(),
@@ -91,5 +99,15 @@ mod tests {
         assert_eq!((e.key, e.source, e.elo), (board.key(), Source::Engine, Elo::rated(elo::estimate(20_000, 1))));
         let mated = Board::from_fen("3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1", false).unwrap();
         assert_eq!(a.analyse(&mated), None);
+    }
+
+    #[test]
+    fn a_tiny_budget_still_completes_depth_one() {
+        let board =
+            Board::from_fen("r1bq1b1r/3pkp1p/2n2n2/ppp1p1pQ/1P2P2P/2N2N2/PBPP1PP1/R3KB1R b KQ - 3 11", false).unwrap();
+        let mut a = Analyser::new(AnalyseOptions { nodes: 1, threads: 1, hash_mb: 1 });
+        let e = a.analyse(&board).expect("an entry");
+        assert!(board.is_legal(e.best_move));
+        assert_eq!(e.value_type, ValueType::Centipawns);
     }
 }
