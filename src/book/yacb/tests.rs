@@ -295,3 +295,18 @@ fn random_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn fence_index_stays_small_for_any_book_size() {
+    use super::{fence_stride, FENCES_MAX, FENCE_STRIDE_MIN};
+    for count in [0usize, 1, 63, 64, 10_000_000, 64 << 20, (64 << 20) + 1, 1 << 34, 6_250_000_000] {
+        let stride = fence_stride(count);
+        assert!(stride >= FENCE_STRIDE_MIN && stride.is_power_of_two(), "{count}: {stride}");
+        assert!(count.div_ceil(stride) <= FENCES_MAX, "{count}: {stride}");
+    }
+    assert_eq!(fence_stride(10_000_000), 64);
+    let book = YacbBook::from_vec(image(&[e(5, 0, 0), e(9, 0, 0)])).unwrap();
+    assert_eq!(book.index_bytes(), 0, "built on the first lookup, not at open");
+    assert_eq!(book.find(9), Some(1));
+    assert_eq!(book.index_bytes(), 8);
+}
