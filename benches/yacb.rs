@@ -1,5 +1,5 @@
 //! `make book-bench`: lookups per second on a 10-million-entry YACB book
-//! read through the memory map (interpolation search), hits and misses, and
+//! read through the memory map (fence index + interpolation), hits and misses, and
 //! the process's resident memory, beside an in-memory `HashMap` of the same
 //! entries in the same run.
 
