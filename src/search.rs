@@ -381,16 +381,13 @@ impl Worker {
         let tt_move = tte.map_or(Move::NONE, |e| e.best_move());
         let tt_value = tte.map_or(NO_VALUE, |e| value_from_tt(e.value as i32, ply));
         if let Some(e) = tte {
-            if !pv_node && e.depth() >= depth && tt_value != NO_VALUE && self.board.halfmove_clock() < 90 {
-                let cut = match e.bound() {
-                    Bound::Exact => true,
-                    Bound::Lower => tt_value >= beta,
-                    Bound::Upper => tt_value <= alpha,
-                    Bound::None => false,
-                };
-                if cut {
-                    return tt_value;
-                }
+            if !pv_node
+                && e.depth() >= depth
+                && tt_value != NO_VALUE
+                && self.board.halfmove_clock() < 90
+                && e.bound().cuts(tt_value, alpha, beta)
+            {
+                return tt_value;
             }
         }
 
@@ -400,13 +397,7 @@ impl Worker {
         if !root {
             if let Some((book_move, book_value)) = ctx.config.book.as_ref().and_then(|b| b.probe(&self.board, ply)) {
                 if let Some((v, bound)) = book_value {
-                    let cut = match bound {
-                        Bound::Exact => true,
-                        Bound::Lower => v >= beta,
-                        Bound::Upper => v <= alpha,
-                        Bound::None => false,
-                    };
-                    if !pv_node && cut && self.board.halfmove_clock() < 90 {
+                    if !pv_node && bound.cuts(v, alpha, beta) && self.board.halfmove_clock() < 90 {
                         return v;
                     }
                 }
@@ -676,13 +667,7 @@ impl Worker {
         } else {
             Bound::Exact
         };
-        let cut = match bound {
-            Bound::Exact => true,
-            Bound::Lower => v >= beta,
-            Bound::Upper => v <= alpha,
-            Bound::None => false,
-        };
-        if cut {
+        if bound.cuts(v, alpha, beta) {
             ctx.tt.store(
                 key,
                 (depth + 6).min(MAX_PLY as i32 - 1),
@@ -719,16 +704,8 @@ impl Worker {
         let tte = ctx.tt.probe(key);
         let tt_value = tte.map_or(NO_VALUE, |e| value_from_tt(e.value as i32, ply));
         if let Some(e) = tte {
-            if !pv_node && tt_value != NO_VALUE {
-                let cut = match e.bound() {
-                    Bound::Exact => true,
-                    Bound::Lower => tt_value >= beta,
-                    Bound::Upper => tt_value <= alpha,
-                    Bound::None => false,
-                };
-                if cut {
-                    return tt_value;
-                }
+            if !pv_node && tt_value != NO_VALUE && e.bound().cuts(tt_value, alpha, beta) {
+                return tt_value;
             }
         }
         let mut best;

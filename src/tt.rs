@@ -36,6 +36,19 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// Whether a value `v` with this bound decides a node searched with the
+    /// window (`alpha`, `beta`): exact always, a lower bound at or above
+    /// beta, an upper bound at or below alpha.
+    #[inline]
+    pub fn cuts(self, v: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => v >= beta,
+            Bound::Upper => v <= alpha,
+            Bound::None => false,
+        }
+    }
+
     pub const fn from_bits(b: u8) -> Bound {
         match b & 3 {
             1 => Bound::Upper,
