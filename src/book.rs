@@ -26,8 +26,51 @@ pub mod select;
 pub mod stats;
 pub mod yacb;
 
+use crate::board::{Board, MoveList};
+use std::collections::{HashSet, VecDeque};
 use std::io::Write;
 use std::path::Path;
+
+/// Breadth-first walk from `roots` (each visited whether known or not)
+/// through every legal move into positions whose key (`key`) `known`
+/// accepts, each key once, at most `max_ply` plies from a root. `visit` gets
+/// each position, its history cleared, with its legal moves. Used where only
+/// keys are stored and the positions must be found again: analysing a YACB
+/// book, converting a saved TT.
+pub fn walk_known(
+    roots: &[Board],
+    max_ply: usize,
+    key: impl Fn(&Board) -> u64,
+    known: impl Fn(u64) -> bool,
+    mut visit: impl FnMut(&Board, &MoveList),
+) {
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::new();
+    for r in roots {
+        if seen.insert(key(r)) {
+            let mut r = r.clone();
+            r.clear_history();
+            queue.push_back((r, 0));
+        }
+    }
+    while let Some((mut b, ply)) = queue.pop_front() {
+        let legal = b.legal_moves();
+        visit(&b, &legal);
+        if ply >= max_ply {
+            continue;
+        }
+        for m in legal.iter() {
+            b.make_move(m);
+            let k = key(&b);
+            if known(k) && seen.insert(k) {
+                let mut child = b.clone();
+                child.clear_history();
+                queue.push_back((child, ply + 1));
+            }
+            b.unmake_move();
+        }
+    }
+}
 
 /// Writes `bytes` to `path` through a synced temporary file renamed into place
 /// (see [`crate::atomic_file`]).

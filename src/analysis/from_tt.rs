@@ -20,7 +20,7 @@ use crate::search::book::value_to_entry;
 use crate::tt::persist::{self, SfttError};
 use crate::tt::TtEntry;
 use crate::types::Move;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 
 /// What the conversion kept and dropped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,48 +63,30 @@ pub fn convert(
     }
     roots.extend(extra_roots.iter().cloned());
 
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut queue: VecDeque<Board> = VecDeque::new();
-    for mut r in roots {
-        r.clear_history();
-        if seen.insert(r.key()) {
-            queue.push_back(r);
-        }
-    }
     let mut out = Vec::new();
-    while let Some(mut board) = queue.pop_front() {
-        if let Some(e) = table.get(&board.key()) {
-            match value_to_entry(e.value as i32, e.bound(), board.side_to_move()) {
-                Some((value_type, bound, value)) => {
-                    let tt_move = e.best_move();
-                    let best_move = board.legal_moves().iter().find(|m| m.raw() == tt_move.raw()).unwrap_or(Move::NONE);
-                    if best_move.is_none() && !tt_move.is_none() {
-                        stats.illegal_moves += 1;
-                    }
-                    out.push(YacbEntry {
-                        key: e.key,
-                        elo: Elo::rated(elo::estimate_for_depth(e.depth())),
-                        value_type,
-                        bound,
-                        source: Source::Tt,
-                        value,
-                        best_move,
-                    });
+    let known = |k: u64| table.contains_key(&k);
+    crate::book::walk_known(&roots, usize::MAX, Board::key, known, |board, legal| {
+        let Some(e) = table.get(&board.key()) else { return };
+        match value_to_entry(e.value as i32, e.bound(), board.side_to_move()) {
+            Some((value_type, bound, value)) => {
+                let tt_move = e.best_move();
+                let best_move = legal.iter().find(|m| m.raw() == tt_move.raw()).unwrap_or(Move::NONE);
+                if best_move.is_none() && !tt_move.is_none() {
+                    stats.illegal_moves += 1;
                 }
-                None => stats.without_value += 1,
+                out.push(YacbEntry {
+                    key: e.key,
+                    elo: Elo::rated(elo::estimate_for_depth(e.depth())),
+                    value_type,
+                    bound,
+                    source: Source::Tt,
+                    value,
+                    best_move,
+                });
             }
+            None => stats.without_value += 1,
         }
-        for m in board.legal_moves().iter() {
-            board.make_move(m);
-            let key = board.key();
-            if table.contains_key(&key) && seen.insert(key) {
-                let mut child = board.clone();
-                child.clear_history();
-                queue.push_back(child);
-            }
-            board.unmake_move();
-        }
-    }
+    });
     let reached = out.len() as u64 + stats.without_value;
     stats.unreached = table.len() as u64 - reached;
     stats.written = out.len() as u64;

@@ -140,7 +140,7 @@ pub(super) fn white_result(game: &Game) -> i32 {
 /// Replays the first `max_ply` moves of game `number`, calling `visit` with
 /// the position before each move; returns the position after the last one,
 /// or why the game is skipped.
-pub(super) fn replay_counted(
+pub fn replay_counted(
     game: &Game,
     number: usize,
     max_ply: usize,

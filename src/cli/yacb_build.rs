@@ -4,7 +4,7 @@
 use crate::analysis::{from_tt, AnalyseOptions, Analyser};
 use crate::board::Board;
 use crate::book::convert::{self, BookFormat};
-use crate::book::make_book::Warning;
+use crate::book::make_book::{replay_counted, Warning};
 use crate::book::stats::{statistical_entries, StatsOptions};
 use crate::book::yacb::{self, Elo, KeyType, YacbBook};
 use crate::pgn::{self, Game};
@@ -122,36 +122,10 @@ fn epd_board(line: &str) -> Result<Board, String> {
 
 /// Positions of a book walk: reached from the roots through legal moves
 /// into positions the book has, at most `max_ply` plies deep.
-fn walk_book(book: &YacbBook, roots: Vec<Board>, max_ply: usize) -> Vec<Board> {
-    let mut seen = HashSet::new();
-    let mut frontier: Vec<Board> = Vec::new();
-    for mut r in roots {
-        r.clear_history();
-        let key = book.key_type().key(&r);
-        if seen.insert(key) {
-            frontier.push(r);
-        }
-    }
+fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
     let mut out = Vec::new();
-    for ply in 0..=max_ply {
-        let mut next = Vec::new();
-        for mut b in frontier {
-            if ply < max_ply {
-                for m in b.legal_moves().iter() {
-                    b.make_move(m);
-                    let key = book.key_type().key(&b);
-                    if book.lookup(key).is_some() && seen.insert(key) {
-                        let mut child = b.clone();
-                        child.clear_history();
-                        next.push(child);
-                    }
-                    b.unmake_move();
-                }
-            }
-            out.push(b);
-        }
-        frontier = next;
-    }
+    let key = |b: &Board| book.key_type().key(b);
+    crate::book::walk_known(roots, max_ply, key, |k| book.lookup(k).is_some(), |b, _| out.push(b.clone()));
     out
 }
 
@@ -169,7 +143,7 @@ fn positions(args: &AnalyseArgs) -> anyhow::Result<(Vec<Board>, usize)> {
             if roots.is_empty() {
                 roots.push(Board::startpos());
             }
-            let boards = walk_book(&book, roots, args.max_ply);
+            let boards = walk_book(&book, &roots, args.max_ply);
             let reached = boards.iter().filter(|b| book.probe(b).is_some()).count();
             skipped = book.len().saturating_sub(reached);
             boards
@@ -179,35 +153,13 @@ fn positions(args: &AnalyseArgs) -> anyhow::Result<(Vec<Board>, usize)> {
             let mut boards = Vec::new();
             let mut warnings = Vec::new();
             for (i, g) in games.iter().enumerate() {
-                let mut board = match g.start_board() {
-                    Ok(b) => b,
-                    Err(e) => {
-                        warnings.push(Warning::BadStart { game: i + 1, error: e.to_string() });
-                        continue;
+                let mut line = Vec::new();
+                match replay_counted(g, i + 1, args.max_ply, |b, _| line.push(b.clone())) {
+                    Ok(last) => {
+                        boards.extend(line);
+                        boards.push(last);
                     }
-                };
-                let mut line = vec![board.clone()];
-                let mut ok = true;
-                for (ply, san) in g.moves.iter().take(args.max_ply).enumerate() {
-                    match board.parse_san(san) {
-                        Ok(m) => {
-                            board.make_move(m);
-                            line.push(board.clone());
-                        }
-                        Err(e) => {
-                            warnings.push(Warning::IllegalMove {
-                                game: i + 1,
-                                ply: ply + 1,
-                                san: san.clone(),
-                                error: e.to_string(),
-                            });
-                            ok = false;
-                            break;
-                        }
-                    }
-                }
-                if ok {
-                    boards.extend(line);
+                    Err(w) => warnings.push(w),
                 }
             }
             report_warnings(&warnings, &origin);
