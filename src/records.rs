@@ -621,4 +621,4 @@ fn castling_field(squares: &[Option<crate::types::Piece>; 64], rights: u8, files
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -559,4 +559,4 @@ pub fn to_chess_move(board: &Board, legal: &MoveList, m: &SbobMove) -> Option<Mo
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

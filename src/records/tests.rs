@@ -85,11 +85,18 @@ fn round_trip_keeps_every_field() {
     assert_eq!(t.positions, games.iter().map(|g| g.plies.len() as u64).sum::<u64>());
 }
 
-#[test]
-fn writer_output_decodes_with_montyformat() {
-    let (file, n) = corpus();
-    let ours = parse(&file).unwrap();
-    let mut reader = std::io::BufReader::new(&file[..]);
+/// Decodes every game of `data` with montyformat and replays it beside our
+/// reading: results, move counts, and at each ply that montyformat's best
+/// move is legal and its legal-move count is ours. `per_ply` adds checks
+/// (game index, their ply, our ply, their legal moves); `per_game` gets the
+/// game and its final position. Returns the number of games.
+pub(crate) fn check_with_montyformat(
+    data: &[u8],
+    mut per_ply: impl FnMut(usize, &montyformat::SearchData, &Ply, &[u16], &Board),
+    mut per_game: impl FnMut(usize, &Game, &Board),
+) -> usize {
+    let ours = parse(data).unwrap();
+    let mut reader = std::io::BufReader::new(data);
     for (i, game) in ours.iter().enumerate() {
         let theirs = montyformat::MontyFormat::deserialise_from(&mut reader).unwrap();
         assert_eq!(theirs.result, game.result.white_score() as f32, "game {i}");
@@ -101,15 +108,29 @@ fn writer_output_decodes_with_montyformat() {
             pos.map_legal_moves(&theirs.castling, |m| legal.push(u16::from(m)));
             assert!(legal.contains(&u16::from(data.best_move)), "game {i}: {}", board.fen());
             assert_eq!(legal.len() as u64, board.count_legal(), "game {i}: {}", board.fen());
+            per_ply(i, data, ply, &legal, &board);
+            pos.make(data.best_move, &theirs.castling);
+            board.make_move(ply.mv);
+        }
+        per_game(i, game, &board);
+    }
+    ours.len()
+}
+
+#[test]
+fn writer_output_decodes_with_montyformat() {
+    let (file, n) = corpus();
+    let games = check_with_montyformat(
+        &file,
+        |_, data, ply, _, board| {
             assert_eq!(u16::from(data.best_move), board.to_record_move(ply.mv));
             assert_eq!(data.score, ply.score as f32 / 65535.0);
             let dist = data.visit_distribution.as_ref().unwrap();
             assert_eq!(dist.iter().map(|&(_, v)| v as u8).collect::<Vec<_>>(), ply.visits);
-            pos.make(data.best_move, &theirs.castling);
-            board.make_move(ply.mv);
-        }
-    }
-    assert_eq!(ours.len(), n);
+        },
+        |_, _, _| {},
+    );
+    assert_eq!(games, n);
 }
 
 #[test]

@@ -46,33 +46,23 @@ fn play(settings: &Settings, hooks: &Hooks) -> Summary {
     run(settings, hooks, &AtomicBool::new(false), &mut Silent).unwrap()
 }
 
-/// Decodes every game with montyformat and checks it against our replay.
+/// Decodes every game with montyformat and checks it against our replay:
+/// a full visit distribution at every ply, and a result that agrees with the
+/// final position when the rules ended the game.
 fn check_with_montyformat(data: &[u8]) -> usize {
-    let ours = records::parse(data).unwrap();
-    let mut reader = std::io::BufReader::new(data);
-    for (i, game) in ours.iter().enumerate() {
-        let theirs = montyformat::MontyFormat::deserialise_from(&mut reader).unwrap();
-        assert_eq!(theirs.moves.len(), game.plies.len());
-        assert_eq!(theirs.result, game.result.white_score() as f32);
-        let mut pos = theirs.startpos;
-        let mut board = game.start.clone();
-        for (data, ply) in theirs.moves.iter().zip(&game.plies) {
-            let mut legal = Vec::new();
-            pos.map_legal_moves(&theirs.castling, |m| legal.push(u16::from(m)));
-            assert!(legal.contains(&u16::from(data.best_move)), "game {i}: {}", board.fen());
-            assert_eq!(legal.len() as u64, board.count_legal(), "game {i}: {}", board.fen());
+    records::tests::check_with_montyformat(
+        data,
+        |_, data, _, legal, _| {
             let dist = data.visit_distribution.as_ref().expect("every ply carries a distribution");
             assert_eq!(dist.len(), legal.len());
             assert_eq!(dist.iter().map(|d| d.1).max(), Some(255));
-            pos.make(data.best_move, &theirs.castling);
-            board.make_move(ply.mv);
-        }
-        // The result agrees with the final position when the rules ended the game.
-        if let Some((result, _)) = rules_ending(&board) {
-            assert_eq!(result, game.result, "game {i}: {}", board.fen());
-        }
-    }
-    ours.len()
+        },
+        |i, game, board| {
+            if let Some((result, _)) = rules_ending(board) {
+                assert_eq!(result, game.result, "game {i}: {}", board.fen());
+            }
+        },
+    )
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! round trip, errors with line and column, lossless conversion, random text.
 
 use super::*;
+use crate::book::sbob::tests::arb_move;
 use crate::book::sbob::{square_field, SbobBook, SbobMove, SbobPosition};
 use proptest::prelude::*;
 
@@ -204,20 +205,6 @@ fn write_then_read_round_trips() {
     write(&path, &json).unwrap();
     assert_eq!(read(&path).unwrap(), json);
     std::fs::remove_file(&path).unwrap();
-}
-
-fn arb_move() -> impl Strategy<Value = SbobMove> {
-    (any::<u16>(), any::<u16>(), any::<u8>(), any::<bool>(), any::<u8>(), any::<u32>(), any::<i32>()).prop_map(
-        |(from, to, piece_type, is_drop, is_promotion, weight, evaluation)| SbobMove {
-            from,
-            to,
-            piece_type,
-            is_drop,
-            is_promotion,
-            weight,
-            evaluation,
-        },
-    )
 }
 
 proptest! {

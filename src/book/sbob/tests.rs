@@ -288,7 +288,8 @@ fn piece_names_follow_the_game_of_the_fen() {
     }
 }
 
-fn arb_move() -> impl Strategy<Value = SbobMove> {
+/// Any move record (also used by the JSON tests).
+pub(crate) fn arb_move() -> impl Strategy<Value = SbobMove> {
     (any::<u16>(), any::<u16>(), any::<u8>(), any::<bool>(), any::<u8>(), any::<u32>(), any::<i32>()).prop_map(
         |(from, to, piece_type, is_drop, is_promotion, weight, evaluation)| SbobMove {
             from,
