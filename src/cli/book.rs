@@ -119,7 +119,7 @@ impl BuildArgs {
 
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
-    /// The book (Polyglot).
+    /// The book (YACB or Polyglot, told by content).
     pub book: PathBuf,
     /// Position to look up (default: the start position).
     #[arg(long, default_value = Board::START_FEN)]
