@@ -16,6 +16,7 @@ pub mod board;
 pub mod book;
 pub mod cli;
 pub mod engine;
+pub mod epd;
 pub mod eval;
 pub mod logging;
 pub mod perft;
