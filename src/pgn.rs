@@ -1,31 +1,122 @@
-//! A small PGN reader: tag pairs and the main line's SAN moves.
+//! PGN games: tag pairs, the main line's SAN moves with their comments and
+//! NAGs, optionally the variations, and the one replay of a game.
 //!
-//! Comments (`{…}`, `;…`), variations (`(…)`, nested), NAGs (`$n`), move
-//! numbers and escape lines (`%…`) are skipped. A game ends at its result
-//! token or at the next tag section. [`Game::replay`] plays the moves from
-//! the `FEN` tag (or the start position), honouring `Variant "Chess960"`,
-//! and reports an illegal move with its ply.
+//! Reading ([`parse`], [`parse_with`], [`read_file`]; the grammar is in
+//! [`read`]): comments (`{…}` verbatim, `;…` to the end of the line) and
+//! NAGs (`$n`, and the move suffixes `!` `?` `!!` `??` `!?` `?!` as NAGs 1
+//! to 6) are kept beside the move they follow ([`Notes`]); comments before
+//! a line's first move are its `intro`. Variations (`(…)`, nested) are kept
+//! when [`ReadOptions::variations`] is on and skipped otherwise. Move
+//! numbers and escape lines (`%…` at a line start) are skipped. A game ends
+//! at its result token or at the next tag section. [`Comment::eval`] reads
+//! `[%eval …]` and engine score comments such as `{+0.35/12 0.8s}`.
+//!
+//! [`Game::replay`] (and [`Game::replay_first`], its visiting form) plays
+//! the main line from the `FEN` tag (or the start position), honouring
+//! `Variant "Chess960"`; a bad start or an illegal move is a [`ReplayError`]
+//! naming the game's file, its number in that file and the ply.
+
+mod comment;
+pub mod read;
+
+pub use comment::{Comment, Eval};
+pub use read::{parse, parse_with, read_file, ReadOptions};
 
 use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
 use crate::types::Move;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
 use thiserror::Error;
+
+/// Where a game came from: its file (when read from one) and its 1-based
+/// number in that file or text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameSource {
+    pub file: Option<Arc<Path>>,
+    pub index: usize,
+}
+
+impl fmt::Display for GameSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{}: game {}", file.display(), self.index),
+            None => write!(f, "game {}", self.index),
+        }
+    }
+}
+
+/// What follows a move: its NAGs, comments and (when read) the variations
+/// that replace it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Notes {
+    pub nags: Vec<u8>,
+    pub comments: Vec<Comment>,
+    pub variations: Vec<Variation>,
+}
+
+/// An alternative line: its moves replace the move it is attached to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Variation {
+    /// Comments before the first move.
+    pub intro: Vec<Comment>,
+    pub moves: Vec<String>,
+    /// `notes[i]` belongs to `moves[i]`.
+    pub notes: Vec<Notes>,
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Game {
     pub tags: Vec<(String, String)>,
+    /// Comments before the first move.
+    pub intro: Vec<Comment>,
+    /// The main line's SAN moves, annotation suffixes (`!`, `?`) removed.
     pub moves: Vec<String>,
+    /// `notes[i]` belongs to `moves[i]` (as long as `moves`).
+    pub notes: Vec<Notes>,
     /// `1-0`, `0-1`, `1/2-1/2`, `*`, or `None` when the text ended first.
     pub result: Option<String>,
+    pub source: GameSource,
 }
 
+/// Why a game could not be replayed.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum PgnError {
-    #[error("bad FEN tag: {0}")]
-    Fen(#[from] FenError),
-    #[error("ply {ply}: {source}")]
-    Move { ply: usize, source: NotationError },
+pub enum ReplayError {
+    #[error("{game}: bad FEN tag: {error}")]
+    BadStart { game: GameSource, error: FenError },
+    #[error("{game}, ply {ply}: illegal move '{san}' ({error})")]
+    IllegalMove { game: GameSource, ply: usize, san: String, error: NotationError },
+}
+
+impl ReplayError {
+    /// The game that failed.
+    pub fn game(&self) -> &GameSource {
+        match self {
+            ReplayError::BadStart { game, .. } | ReplayError::IllegalMove { game, .. } => game,
+        }
+    }
+}
+
+/// A replayed main line: the start position, the moves, the end position.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub start: Board,
+    pub moves: Vec<Move>,
+    pub end: Board,
+}
+
+impl Replay {
+    /// Each position before a move, with the move (`start` first).
+    pub fn plies(&self) -> impl Iterator<Item = (Board, Move)> + '_ {
+        let mut board = self.start.clone();
+        self.moves.iter().map(move |&m| {
+            let before = board.clone();
+            board.make_move(m);
+            (before, m)
+        })
+    }
 }
 
 impl Game {
@@ -40,11 +131,21 @@ impl Game {
         })
     }
 
+    /// Declares the game Chess960 (a `Variant` tag), for files whose games
+    /// are known to be Chess960 without saying so.
+    pub fn set_chess960(&mut self) {
+        if !self.is_chess960() {
+            self.tags.retain(|(k, _)| k != "Variant");
+            self.tags.push(("Variant".into(), "Chess960".into()));
+        }
+    }
+
     /// The position the game starts from.
-    pub fn start_board(&self) -> Result<Board, PgnError> {
+    pub fn start_board(&self) -> Result<Board, ReplayError> {
         let chess960 = self.is_chess960();
         match self.tag("FEN") {
-            Some(fen) => Ok(Board::from_fen(fen, chess960)?),
+            Some(fen) => Board::from_fen(fen, chess960)
+                .map_err(|error| ReplayError::BadStart { game: self.source.clone(), error }),
             None => {
                 let mut b = Board::startpos();
                 b.set_chess960(chess960);
@@ -53,11 +154,32 @@ impl Game {
         }
     }
 
-    /// Replays the moves, calling `visit(board_before, move)` for each.
-    pub fn replay(&self, mut visit: impl FnMut(&mut Board, Move)) -> Result<Board, PgnError> {
+    /// Plays the main line: the start, its moves and the end position.
+    pub fn replay(&self) -> Result<Replay, ReplayError> {
+        let start = self.start_board()?;
+        let mut moves = Vec::with_capacity(self.moves.len());
+        let end = self.replay_first(usize::MAX, |_, m| moves.push(m))?;
+        Ok(Replay { start, moves, end })
+    }
+
+    /// Plays every move of the main line, calling `visit(board_before, move)`;
+    /// returns the end position.
+    pub fn replay_with(&self, visit: impl FnMut(&mut Board, Move)) -> Result<Board, ReplayError> {
+        self.replay_first(usize::MAX, visit)
+    }
+
+    /// Plays the first `max_ply` moves (later ones are not even parsed),
+    /// calling `visit(board_before, move)` (which must leave the board as it
+    /// found it); returns the position reached.
+    pub fn replay_first(&self, max_ply: usize, mut visit: impl FnMut(&mut Board, Move)) -> Result<Board, ReplayError> {
         let mut board = self.start_board()?;
-        for (ply, san) in self.moves.iter().enumerate() {
-            let m = board.parse_san(san).map_err(|source| PgnError::Move { ply: ply + 1, source })?;
+        for (i, san) in self.moves.iter().take(max_ply).enumerate() {
+            let m = board.parse_san(san).map_err(|error| ReplayError::IllegalMove {
+                game: self.source.clone(),
+                ply: i + 1,
+                san: san.clone(),
+                error,
+            })?;
             visit(&mut board, m);
             board.make_move(m);
         }
@@ -65,137 +187,5 @@ impl Game {
     }
 }
 
-fn is_result(tok: &str) -> bool {
-    matches!(tok, "1-0" | "0-1" | "1/2-1/2" | "*")
-}
-
-/// Parses every game in `text`.
-pub fn parse(text: &str) -> Vec<Game> {
-    let mut games = Vec::new();
-    let mut game = Game::default();
-    let mut in_moves = false;
-    let mut chars = text.chars().peekable();
-    let mut depth = 0usize;
-    let mut at_line_start = true;
-    let mut token = String::new();
-
-    let flush = |token: &mut String, game: &mut Game, games: &mut Vec<Game>, in_moves: &mut bool| {
-        if token.is_empty() {
-            return;
-        }
-        let t = std::mem::take(token);
-        if is_result(&t) {
-            game.result = Some(t);
-            games.push(std::mem::take(game));
-            *in_moves = false;
-            return;
-        }
-        // Strip a leading move number such as "12." or "12..." glued to a move.
-        let stripped = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('.');
-        if stripped.is_empty() || stripped.starts_with('$') {
-            return;
-        }
-        game.moves.push(stripped.to_string());
-        *in_moves = true;
-    };
-
-    while let Some(c) = chars.next() {
-        let line_start = at_line_start;
-        at_line_start = c == '\n';
-        if depth > 0 {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                '{' => {
-                    for d in chars.by_ref() {
-                        if d == '}' {
-                            break;
-                        }
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '%' if line_start => {
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        at_line_start = true;
-                        break;
-                    }
-                }
-            }
-            '[' if !in_moves || line_start => {
-                flush(&mut token, &mut game, &mut games, &mut in_moves);
-                if in_moves {
-                    // A new tag section without a result: close the game.
-                    games.push(std::mem::take(&mut game));
-                    in_moves = false;
-                }
-                let mut inner = String::new();
-                for d in chars.by_ref() {
-                    if d == ']' {
-                        break;
-                    }
-                    inner.push(d);
-                }
-                if let Some((k, v)) = inner.trim().split_once(char::is_whitespace) {
-                    let v = v.trim().trim_matches('"').replace("\\\"", "\"");
-                    game.tags.push((k.to_string(), v));
-                }
-            }
-            '{' => {
-                flush(&mut token, &mut game, &mut games, &mut in_moves);
-                for d in chars.by_ref() {
-                    if d == '}' {
-                        break;
-                    }
-                }
-            }
-            ';' => {
-                flush(&mut token, &mut game, &mut games, &mut in_moves);
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        at_line_start = true;
-                        break;
-                    }
-                }
-            }
-            '(' => {
-                flush(&mut token, &mut game, &mut games, &mut in_moves);
-                depth = 1;
-            }
-            c if c.is_whitespace() => flush(&mut token, &mut game, &mut games, &mut in_moves),
-            c => token.push(c),
-        }
-    }
-    flush(&mut token, &mut game, &mut games, &mut in_moves);
-    if !game.moves.is_empty() || !game.tags.is_empty() {
-        games.push(game);
-    }
-    games
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn skips_comments_variations_and_nags() {
-        let text = "[Event \"x\"]\n[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n\n1. Kb1 {c} (1. Ka2 (1. Kb2)) 1... Kg1 $1 ; rest\n2. Kc1 1/2-1/2\n";
-        let games = parse(text);
-        assert_eq!(games.len(), 1);
-        assert_eq!(games[0].moves, vec!["Kb1", "Kg1", "Kc1"]);
-        assert_eq!(games[0].result.as_deref(), Some("1/2-1/2"));
-        assert_eq!(games[0].tag("Event"), Some("x"));
-        assert!(games[0].replay(|_, _| {}).is_ok());
-    }
-
-    #[test]
-    fn reports_illegal_move_with_ply() {
-        let games = parse("1. e4 e5 2. Ke3 *");
-        let err = games[0].replay(|_, _| {}).unwrap_err();
-        assert!(matches!(err, PgnError::Move { ply: 3, .. }));
-    }
-}
+mod tests;

@@ -218,7 +218,7 @@ fn san_round_trips_over_every_game_in_shared_pgn() {
         files += 1;
         let text = std::fs::read_to_string(&path).expect("read pgn");
         for (gi, game) in crate::pgn::parse(&text).iter().enumerate() {
-            let result = game.replay(|b, m| {
+            let result = game.replay_with(|b, m| {
                 let san = b.move_to_san(m);
                 assert_eq!(b.parse_san(&san), Ok(m), "{san} in {}", b.fen());
                 let uci = b.move_to_uci(m);
@@ -245,7 +245,7 @@ fn san_written_matches_pgn_text() {
     let text = shared("pgn/stockfish-selfplay-200.pgn");
     for game in crate::pgn::parse(&text) {
         let mut i = 0;
-        game.replay(|b, m| {
+        game.replay_with(|b, m| {
             let expected = game.moves[i].trim_end_matches(['!', '?']);
             assert_eq!(b.move_to_san(m), expected);
             i += 1;

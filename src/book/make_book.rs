@@ -23,12 +23,9 @@
 use super::polyglot::{sort_entries, PolyglotEntry};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::polyglot_key;
-use crate::board::Board;
-use crate::pgn::Game;
+use crate::pgn::{Game, ReplayError};
 use crate::types::Color;
-use crate::types::Move;
 use std::collections::HashMap;
-use std::fmt;
 
 /// When a pair's game count reaches this, the position's counts are halved.
 pub const COUNT_MAX: u32 = 16384;
@@ -59,34 +56,6 @@ impl Default for MakeBookOptions {
             only_white: false,
             only_black: false,
             uniform: false,
-        }
-    }
-}
-
-/// A game that was skipped. `game` is 1-based in the slice given to [`make_book`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Warning {
-    BadStart { game: usize, error: String },
-    IllegalMove { game: usize, ply: usize, san: String, error: String },
-}
-
-impl Warning {
-    /// The game's 1-based number in the slice given to [`make_book`].
-    pub fn game(&self) -> usize {
-        match self {
-            Warning::BadStart { game, .. } | Warning::IllegalMove { game, .. } => *game,
-        }
-    }
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Warning::BadStart { game, error } => write!(f, "game {game}: {error}; game skipped"),
-            Warning::IllegalMove { game, ply, san, error } => {
-                write!(f, "game {game}, ply {ply}: illegal move '{san}' ({error}); game skipped")
-            }
         }
     }
 }
@@ -137,33 +106,10 @@ pub(super) fn white_result(game: &Game) -> i32 {
     }
 }
 
-/// Replays the first `max_ply` moves of game `number`, calling `visit` with
-/// the position before each move; returns the position after the last one,
-/// or why the game is skipped.
-pub fn replay_counted(
-    game: &Game,
-    number: usize,
-    max_ply: usize,
-    mut visit: impl FnMut(&Board, Move),
-) -> Result<Board, Warning> {
-    let mut board = game.start_board().map_err(|e| Warning::BadStart { game: number, error: e.to_string() })?;
-    for (i, san) in game.moves.iter().take(max_ply).enumerate() {
-        let m = board.parse_san(san).map_err(|e| Warning::IllegalMove {
-            game: number,
-            ply: i + 1,
-            san: san.clone(),
-            error: e.to_string(),
-        })?;
-        visit(&board, m);
-        board.make_move(m);
-    }
-    Ok(board)
-}
-
 /// The (key, move, mover is white) of each counted ply, or why the game is skipped.
-fn game_plies(game: &Game, number: usize, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, Warning> {
+fn game_plies(game: &Game, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, ReplayError> {
     let mut plies = Vec::with_capacity(game.moves.len().min(max_ply));
-    replay_counted(game, number, max_ply, |board, m| {
+    game.replay_first(max_ply, |board, m| {
         plies.push((polyglot_key(board), to_polyglot_move(m), board.side_to_move() == Color::White));
     })?;
     Ok(plies)
@@ -180,12 +126,13 @@ fn keep(pair: &Pair, options: &MakeBookOptions) -> bool {
     !(options.only_white && !pair.white || options.only_black && pair.white)
 }
 
-/// Builds the book of `games`: its entries in book order, and the games skipped.
-pub fn make_book(games: &[Game], options: &MakeBookOptions) -> (Vec<PolyglotEntry>, Vec<Warning>) {
+/// Builds the book of `games`: its entries in book order, and why games
+/// were skipped (each error names its game and ply).
+pub fn make_book(games: &[Game], options: &MakeBookOptions) -> (Vec<PolyglotEntry>, Vec<ReplayError>) {
     let mut counts = Counts::default();
     let mut warnings = Vec::new();
-    for (i, game) in games.iter().enumerate() {
-        let plies = match game_plies(game, i + 1, options.max_ply) {
+    for game in games {
+        let plies = match game_plies(game, options.max_ply) {
             Ok(p) => p,
             Err(w) => {
                 warnings.push(w);
@@ -218,7 +165,7 @@ mod tests {
     use super::*;
     use crate::pgn;
 
-    fn book(text: &str, options: &MakeBookOptions) -> (Vec<PolyglotEntry>, Vec<Warning>) {
+    fn book(text: &str, options: &MakeBookOptions) -> (Vec<PolyglotEntry>, Vec<ReplayError>) {
         make_book(&pgn::parse(text), options)
     }
 
@@ -284,8 +231,10 @@ mod tests {
         let text = "[Result \"1-0\"]\n1. e4 e5 1-0\n\n[Result \"1-0\"]\n1. e4 e5 2. Ke3 1-0\n\n[FEN \"bad\"]\n[Result \"1-0\"]\n1. e4 1-0\n";
         let (entries, warnings) = book(text, &MakeBookOptions { min_game: 1, ..Default::default() });
         assert_eq!(entries.len(), 1, "only game 1 counts: {entries:?}");
-        assert!(matches!(&warnings[0], Warning::IllegalMove { game: 2, ply: 3, san, .. } if san == "Ke3"));
-        assert!(matches!(&warnings[1], Warning::BadStart { game: 3, .. }));
+        assert!(
+            matches!(&warnings[0], ReplayError::IllegalMove { game, ply: 3, san, .. } if game.index == 2 && san == "Ke3")
+        );
+        assert!(matches!(&warnings[1], ReplayError::BadStart { game, .. } if game.index == 3));
         assert!(warnings[0].to_string().contains("game 2, ply 3"));
     }
 

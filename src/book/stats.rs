@@ -17,9 +17,9 @@
 //!
 //! Games with an illegal move or a bad FEN are skipped whole and reported.
 
-use super::make_book::{replay_counted, white_result, Warning};
+use super::make_book::white_result;
 use super::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
-use crate::pgn::Game;
+use crate::pgn::{Game, ReplayError};
 use crate::types::{Color, Move};
 use std::collections::HashMap;
 
@@ -43,23 +43,22 @@ struct PositionStats {
 /// A visited position's key and the move played from it (with its mover).
 type Visit = (u64, Option<(Move, Color)>);
 
-/// Each position of game `number` within `max_ply` moves, the last one
-/// without a move.
-fn visits(game: &Game, number: usize, max_ply: usize) -> Result<Vec<Visit>, Warning> {
+/// Each position of `game` within `max_ply` moves, the last one without a
+/// move.
+fn visits(game: &Game, max_ply: usize) -> Result<Vec<Visit>, ReplayError> {
     let mut out = Vec::with_capacity(game.moves.len().min(max_ply) + 1);
-    let last =
-        replay_counted(game, number, max_ply, |board, m| out.push((board.key(), Some((m, board.side_to_move())))))?;
+    let last = game.replay_first(max_ply, |board, m| out.push((board.key(), Some((m, board.side_to_move())))))?;
     out.push((last.key(), None));
     Ok(out)
 }
 
 /// The entries (sorted by key) built from `games`, and the games skipped.
-pub fn statistical_entries(games: &[Game], options: &StatsOptions) -> (Vec<YacbEntry>, Vec<Warning>) {
+pub fn statistical_entries(games: &[Game], options: &StatsOptions) -> (Vec<YacbEntry>, Vec<ReplayError>) {
     let mut table: HashMap<u64, PositionStats> = HashMap::new();
     let mut warnings = Vec::new();
     let mut order = 0usize;
-    for (i, game) in games.iter().enumerate() {
-        let seen = match visits(game, i + 1, options.max_ply) {
+    for game in games {
+        let seen = match visits(game, options.max_ply) {
             Ok(v) => v,
             Err(w) => {
                 warnings.push(w);
@@ -122,7 +121,7 @@ mod tests {
     use crate::board::Board;
     use crate::pgn;
 
-    fn build(text: &str, min_game: u32) -> (Vec<YacbEntry>, Vec<Warning>) {
+    fn build(text: &str, min_game: u32) -> (Vec<YacbEntry>, Vec<ReplayError>) {
         let options = StatsOptions { max_ply: 1024, min_game, elo: Elo::rated(-500) };
         statistical_entries(&pgn::parse(text), &options)
     }
@@ -168,6 +167,6 @@ mod tests {
         let text = "[Result \"1-0\"]\n1. e4 e5 1-0\n\n[Result \"1-0\"]\n1. e4 c5 1-0\n\n[Result \"1-0\"]\n1. e4 e5 2. Ke3 1-0\n";
         let (entries, warnings) = build(text, 2);
         assert_eq!(entries.len(), 2, "start and 1.e4 were seen twice");
-        assert!(matches!(&warnings[0], Warning::IllegalMove { game: 3, ply: 3, .. }));
+        assert!(matches!(&warnings[0], ReplayError::IllegalMove { game, ply: 3, .. } if game.index == 3));
     }
 }

@@ -189,9 +189,9 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         only_black: args.only_black,
         uniform: args.uniform,
     };
-    let (games, origin) = super::yacb_build::read_games(&args.pgn)?;
+    let games = super::yacb_build::read_games(&args.pgn)?;
     let (entries, warnings) = make_book(&games, &options);
-    super::yacb_build::report_warnings(&warnings, &origin);
+    super::yacb_build::report_warnings(&warnings);
     polyglot::write_book(&args.out, &entries)?;
     println!(
         "{} games, {} skipped, {} entries written to {}",

@@ -4,38 +4,30 @@
 use crate::analysis::{from_tt, AnalyseOptions, Analyser};
 use crate::board::Board;
 use crate::book::convert::{self, BookFormat};
-use crate::book::make_book::{replay_counted, Warning};
 use crate::book::stats::{statistical_entries, StatsOptions};
 use crate::book::yacb::{self, Elo, KeyType, YacbBook};
-use crate::pgn::{self, Game};
+use crate::pgn::{self, Game, ReadOptions, ReplayError};
 use anyhow::{bail, Context};
 use clap::Args;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Reads PGN files in order, each game tagged with its file for warnings.
-/// Where each game came from: its file and 1-based number in it.
-pub type Origin = Vec<(PathBuf, usize)>;
-
-pub fn read_games(paths: &[PathBuf]) -> anyhow::Result<(Vec<Game>, Origin)> {
+/// Reads PGN files in order; each game knows its file and number in it.
+pub fn read_games(paths: &[PathBuf]) -> anyhow::Result<Vec<Game>> {
     let mut games = Vec::new();
-    let mut origin = Vec::new();
     for path in paths {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let parsed = pgn::parse(&String::from_utf8_lossy(&bytes));
-        origin.extend((1..=parsed.len()).map(|n| (path.clone(), n)));
-        games.extend(parsed);
+        games.extend(
+            pgn::read_file(path, ReadOptions::default()).with_context(|| format!("reading {}", path.display()))?,
+        );
     }
-    Ok((games, origin))
+    Ok(games)
 }
 
-pub fn report_warnings(warnings: &[Warning], origin: &[(PathBuf, usize)]) {
+/// Prints the games skipped, each with its file, number and ply.
+pub fn report_warnings(warnings: &[ReplayError]) {
     for w in warnings {
-        match origin.get(w.game().wrapping_sub(1)) {
-            Some((path, n)) => eprintln!("warning: {}: game {n}: {w}", path.display()),
-            None => eprintln!("warning: {w}"),
-        }
+        eprintln!("warning: {w}; game skipped");
     }
 }
 
@@ -47,10 +39,10 @@ pub fn build_statistical(
     min_game: u32,
     elo: i32,
 ) -> anyhow::Result<ExitCode> {
-    let (games, origin) = read_games(pgns)?;
+    let games = read_games(pgns)?;
     let options = StatsOptions { max_ply, min_game, elo: Elo::rated(elo) };
     let (entries, warnings) = statistical_entries(&games, &options);
-    report_warnings(&warnings, &origin);
+    report_warnings(&warnings);
     let n = yacb::write(out, &KeyType::Engine, entries)?;
     println!("{} games, {} skipped, {n} positions written to {}", games.len(), warnings.len(), out.display());
     Ok(ExitCode::SUCCESS)
@@ -107,19 +99,6 @@ fn input_kind(path: &Path, head: &[u8]) -> InputKind {
     }
 }
 
-/// One EPD/FEN line as a board: a full FEN, or the four EPD fields
-/// followed by operations.
-fn epd_board(line: &str) -> Result<Board, String> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let numeric = |i: usize| fields.get(i).is_some_and(|f| f.parse::<u32>().is_ok());
-    let fen = if fields.len() >= 6 && numeric(4) && numeric(5) {
-        fields[..6].join(" ")
-    } else {
-        fields.iter().take(4).copied().collect::<Vec<_>>().join(" ")
-    };
-    Board::from_fen(&fen, false).map_err(|e| e.to_string())
-}
-
 /// Positions of a book walk: reached from the roots through legal moves
 /// into positions the book has, at most `max_ply` plies deep.
 fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
@@ -149,12 +128,11 @@ fn positions(args: &AnalyseArgs) -> anyhow::Result<(Vec<Board>, usize)> {
             boards
         }
         InputKind::Pgn => {
-            let (games, origin) = read_games(std::slice::from_ref(path))?;
             let mut boards = Vec::new();
             let mut warnings = Vec::new();
-            for (i, g) in games.iter().enumerate() {
+            for g in read_games(std::slice::from_ref(path))? {
                 let mut line = Vec::new();
-                match replay_counted(g, i + 1, args.max_ply, |b, _| line.push(b.clone())) {
+                match g.replay_first(args.max_ply, |b, _| line.push(b.clone())) {
                     Ok(last) => {
                         boards.extend(line);
                         boards.push(last);
@@ -162,22 +140,18 @@ fn positions(args: &AnalyseArgs) -> anyhow::Result<(Vec<Board>, usize)> {
                     Err(w) => warnings.push(w),
                 }
             }
-            report_warnings(&warnings, &origin);
+            report_warnings(&warnings);
             skipped = warnings.len();
             boards
         }
         InputKind::Epd => {
             let text = String::from_utf8_lossy(&bytes);
             let mut boards = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                match epd_board(line) {
-                    Ok(b) => boards.push(b),
+            for line in crate::epd::lines(&text, false) {
+                match line {
+                    Ok(e) => boards.push(e.board),
                     Err(e) => {
-                        eprintln!("warning: {}: line {}: {e}; skipped", path.display(), i + 1);
+                        eprintln!("warning: {}: {e}; skipped", path.display());
                         skipped += 1;
                     }
                 }

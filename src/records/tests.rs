@@ -40,7 +40,7 @@ fn encode_pgn_game(g: &pgn::Game) -> Option<Vec<u8>> {
     let mut rec = GameRecorder::new(&start).unwrap();
     let mut ply = 0;
     let end = g
-        .replay(|b, m| {
+        .replay_with(|b, m| {
             let (score, nodes) = fake_search(b, m, ply);
             rec.push(m, score, &nodes).unwrap();
             ply += 1;
@@ -148,7 +148,7 @@ fn bytes_equal_montyformat_serialiser() {
         let mut monty = MontyFormat::new(pos, castling);
         monty.result = pgn_result(&g).white_score() as f32;
         let mut ply = 0;
-        g.replay(|b, m| {
+        g.replay_with(|b, m| {
             let (score, nodes) = fake_search(b, m, ply);
             let dist: Vec<(MMove, u32)> =
                 nodes.iter().map(|&(mv, n)| (MMove::from(b.to_record_move(mv)), n as u32)).collect();
@@ -374,7 +374,7 @@ fn stats_and_dumps_cover_every_game() {
     let reparsed = pgn::parse(&String::from_utf8(out).unwrap());
     assert_eq!(reparsed.len(), n);
     for g in &reparsed {
-        g.replay(|_, _| {}).unwrap();
+        g.replay().unwrap();
     }
     let mut out = Vec::new();
     text::dump(&file, text::DumpFormat::Fen, &mut out).unwrap();

@@ -15,10 +15,10 @@ use thiserror::Error;
 pub enum OpeningError {
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
-    #[error("{path}, line {line}: {reason}")]
-    BadLine { path: String, line: usize, reason: String },
-    #[error("{path}, game {game}: {reason}")]
-    BadGame { path: String, game: usize, reason: String },
+    #[error("{path}: {source}")]
+    BadLine { path: String, line: usize, source: crate::epd::EpdError },
+    #[error("{path}: {source}")]
+    BadGame { path: String, game: usize, source: crate::pgn::ReplayError },
     #[error("{path}: no usable opening positions")]
     Empty { path: String },
     #[error("{path}: {reason}")]
@@ -163,53 +163,34 @@ impl OpeningSource for FileOpenings {
     }
 }
 
-/// One position per EPD or FEN line: the first four fields are the
-/// position; two numeric fields after them are the clocks (EPD operations
-/// such as `bm …;` are ignored).
+/// One position per EPD or FEN line ([`crate::epd`]); the first bad line
+/// is an error.
 fn epd_positions(path: &str, text: &str, chess960: bool) -> Result<Vec<Board>, OpeningError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let mut fen: Vec<&str> = fields.iter().take(4).copied().collect();
-        let clocks: Vec<&str> =
-            fields.iter().skip(4).take(2).copied().take_while(|f| f.bytes().all(|b| b.is_ascii_digit())).collect();
-        if clocks.len() == 2 {
-            fen.extend(clocks);
-        }
-        let board = Board::from_fen(&fen.join(" "), chess960).map_err(|e| OpeningError::BadLine {
-            path: path.to_string(),
-            line: i + 1,
-            reason: e.to_string(),
-        })?;
-        out.push(board);
-    }
-    Ok(out)
+    crate::epd::lines(text, chess960)
+        .map(|r| {
+            r.map(|e| e.board).map_err(|source| OpeningError::BadLine {
+                path: path.to_string(),
+                line: source.line(),
+                source,
+            })
+        })
+        .collect()
 }
 
+/// The position after each game's main line ([`crate::pgn::Game::replay_with`]);
+/// the first game that does not replay is an error.
 fn pgn_positions(path: &str, text: &str, chess960: bool) -> Result<Vec<Board>, OpeningError> {
     let mut out = Vec::new();
-    for (i, game) in crate::pgn::parse(text).iter().enumerate() {
-        let mut board = game.start_board().map_err(|e| OpeningError::BadGame {
-            path: path.to_string(),
-            game: i + 1,
-            reason: e.to_string(),
-        })?;
+    for mut game in crate::pgn::parse(text) {
         if chess960 {
-            board.set_chess960(true);
+            game.set_chess960();
         }
-        for (ply, san) in game.moves.iter().enumerate() {
-            let m = board.parse_san(san).map_err(|e| OpeningError::BadGame {
-                path: path.to_string(),
-                game: i + 1,
-                reason: format!("ply {}: {e}", ply + 1),
-            })?;
-            board.make_move(m);
-        }
-        out.push(board);
+        let end = game.replay_with(|_, _| {}).map_err(|source| OpeningError::BadGame {
+            path: path.to_string(),
+            game: source.game().index,
+            source,
+        })?;
+        out.push(end);
     }
     Ok(out)
 }

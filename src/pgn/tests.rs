@@ -1,0 +1,117 @@
+use super::*;
+
+const KINGS: &str = "[Event \"x\"]\n[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n\n";
+
+#[test]
+fn skips_variations_by_default_and_keeps_the_main_line() {
+    let text = format!("{KINGS}1. Kb1 {{c}} (1. Ka2 (1. Kb2)) 1... Kg1 $1 ; rest\n%escaped 9. Qh5\n2. Kc1 1/2-1/2\n");
+    let games = parse(&text);
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].moves, vec!["Kb1", "Kg1", "Kc1"]);
+    assert_eq!(games[0].result.as_deref(), Some("1/2-1/2"));
+    assert_eq!(games[0].tag("Event"), Some("x"));
+    assert!(games[0].notes.iter().all(|n| n.variations.is_empty()));
+    assert!(games[0].replay().is_ok());
+}
+
+#[test]
+fn keeps_comments_verbatim_beside_their_move() {
+    let text = format!("{KINGS}{{ before }} 1. Kb1 {{ [%eval 0.35] [%clk 0:01:00] }} Kg1 ; to the end\n2. Kc1 *\n");
+    let g = &parse(&text)[0];
+    assert_eq!(g.intro, vec![Comment(" before ".into())]);
+    assert_eq!(g.notes.len(), 3);
+    assert_eq!(g.notes[0].comments, vec![Comment(" [%eval 0.35] [%clk 0:01:00] ".into())]);
+    assert_eq!(g.notes[1].comments, vec![Comment(" to the end".into())]);
+    assert!(g.notes[2].comments.is_empty());
+}
+
+#[test]
+fn reads_nags_and_move_suffixes_as_nag_numbers() {
+    let text = format!("{KINGS}1. Kb1! Kg1? 2. Kc1!! Kh1?? 3. Kd1!? Kg1?! 4. Kc2 $14 $32 *");
+    let g = &parse(&text)[0];
+    assert_eq!(g.moves, vec!["Kb1", "Kg1", "Kc1", "Kh1", "Kd1", "Kg1", "Kc2"]);
+    let nags: Vec<Vec<u8>> = g.notes.iter().map(|n| n.nags.clone()).collect();
+    assert_eq!(nags, vec![vec![1], vec![2], vec![3], vec![4], vec![5], vec![6], vec![14, 32]]);
+    assert!(g.replay().is_ok());
+}
+
+#[test]
+fn keeps_nested_variations_when_asked() {
+    let text = format!("{KINGS}1. Kb1 (1. Ka2 {{alt}} Kg2 (1... Kh2)) 1... Kg1 *");
+    let g = &parse_with(&text, ReadOptions { variations: true })[0];
+    assert_eq!(g.moves, vec!["Kb1", "Kg1"]);
+    let v = &g.notes[0].variations;
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].moves, vec!["Ka2", "Kg2"]);
+    assert_eq!(v[0].notes[0].comments, vec![Comment("alt".into())]);
+    assert_eq!(v[0].notes[1].variations[0].moves, vec!["Kh2"]);
+    assert!(g.notes[1].variations.is_empty());
+}
+
+#[test]
+fn a_tag_section_without_a_result_starts_a_new_game() {
+    let games = parse("[White \"a\"]\n1. e4 e5\n[White \"b\"]\n1. d4 1-0\n");
+    assert_eq!(games.len(), 2);
+    assert_eq!((games[0].result.as_deref(), games[1].moves.len()), (None, 1));
+    assert_eq!((games[0].source.index, games[1].source.index), (1, 2));
+}
+
+#[test]
+fn reads_eval_commands_in_pawns_and_mates() {
+    let c = |s: &str| Comment(s.into());
+    assert_eq!(c(" [%eval 0.35] ").eval(), Some(Eval::Cp(35)));
+    assert_eq!(c("[%eval -1.2,18]").eval(), Some(Eval::Cp(-120)));
+    assert_eq!(c("[%eval -1.2,18]").depth(), Some(18));
+    assert_eq!(c("[%clk 0:00:05] [%eval #-3]").eval(), Some(Eval::Mate(-3)));
+    assert_eq!(c("[%eval #4]").eval(), Some(Eval::Mate(4)));
+    assert_eq!(c("[%eval x]").eval(), None);
+}
+
+#[test]
+fn reads_engine_score_comments() {
+    let c = |s: &str| Comment(s.into());
+    assert_eq!(c("+0.35/12 0.8s").eval(), Some(Eval::Cp(35)));
+    assert_eq!(c("+0.35/12 0.8s").depth(), Some(12));
+    assert_eq!(c("-1.20/15").eval(), Some(Eval::Cp(-120)));
+    assert_eq!(c("+M5/20 0.1s").eval(), Some(Eval::Mate(5)));
+    assert_eq!(c("-M3/9").eval(), Some(Eval::Mate(-3)));
+    assert_eq!(c("book").eval(), None);
+    assert!(c(" book ").is_book());
+    assert_eq!(c("0.00/1").eval(), Some(Eval::Cp(0)));
+    assert_eq!(c("1/2 of the time").eval(), None);
+    assert_eq!(c("White wins 3/4 of these").eval(), None);
+}
+
+#[test]
+fn replay_error_names_game_and_ply_of_an_illegal_move() {
+    let games = parse("1. e4 e5 *\n\n1. e4 e5 2. Ke3 *");
+    let err = games[1].replay().unwrap_err();
+    assert!(matches!(&err, ReplayError::IllegalMove { game, ply: 3, san, .. } if game.index == 2 && san == "Ke3"));
+    assert_eq!(err.game().index, 2);
+    assert!(err.to_string().starts_with("game 2, ply 3: illegal move 'Ke3'"), "{err}");
+}
+
+#[test]
+fn replay_error_names_the_file_it_was_read_from() {
+    let dir = std::env::temp_dir().join(format!("archivist-pgn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.pgn");
+    std::fs::write(&path, "[FEN \"bad\"]\n1. e4 *\n").unwrap();
+    let games = read_file(&path, ReadOptions::default()).unwrap();
+    let err = games[0].replay().unwrap_err();
+    assert!(matches!(&err, ReplayError::BadStart { .. }));
+    assert!(err.to_string().starts_with(&format!("{}: game 1: bad FEN tag", path.display())), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_honours_fen_and_limits_the_plies() {
+    let g = &parse(&format!("{KINGS}1. Kb1 Kg1 2. Kc1 *"))[0];
+    let r = g.replay().unwrap();
+    assert_eq!(r.start.fen(), "8/8/8/8/8/8/8/K6k w - - 0 1");
+    assert_eq!(r.moves.len(), 3);
+    assert_eq!(r.plies().count(), 3);
+    let mut seen = 0;
+    let after_two = g.replay_first(2, |_, _| seen += 1).unwrap();
+    assert_eq!((seen, after_two.fen()), (2, "8/8/8/8/8/8/8/1K4k1 w - - 2 2".to_string()));
+}
