@@ -6,6 +6,7 @@
 //! Scores become YACB values through [`crate::search::book::value_to_entry`].
 
 pub mod from_tt;
+pub mod positions;
 
 use crate::board::Board;
 use crate::book::elo;

@@ -1,15 +1,14 @@
 //! `archivist book build --format yacb`, `book analyse` and `book from-tt`:
 //! the YACB builders.
 
+use crate::analysis::positions::{self, GatherOptions};
 use crate::analysis::{from_tt, AnalyseOptions, Analyser};
 use crate::board::Board;
-use crate::book::convert::{self, BookFormat};
 use crate::book::stats::{statistical_entries, StatsOptions};
-use crate::book::yacb::{self, Elo, KeyType, YacbBook};
+use crate::book::yacb::{self, Elo, KeyType};
 use crate::pgn::{self, Game, ReadOptions, ReplayError};
 use anyhow::{bail, Context};
 use clap::Args;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -74,94 +73,18 @@ pub struct AnalyseArgs {
     pub roots: Vec<String>,
 }
 
-enum InputKind {
-    Yacb,
-    Pgn,
-    Epd,
-}
-
-fn input_kind(path: &Path, head: &[u8]) -> InputKind {
-    if convert::detect(head) == BookFormat::Yacb {
-        return InputKind::Yacb;
-    }
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("pgn") => InputKind::Pgn,
-        Some("epd") | Some("fen") => InputKind::Epd,
-        _ => {
-            let text = String::from_utf8_lossy(head);
-            let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
-            match first {
-                Some(l) if l.starts_with('[') || l.starts_with("1.") => InputKind::Pgn,
-                _ => InputKind::Epd,
-            }
-        }
-    }
-}
-
-/// Positions of a book walk: reached from the roots through legal moves
-/// into positions the book has, at most `max_ply` plies deep.
-fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
-    let mut out = Vec::new();
-    let key = |b: &Board| book.key_type().key(b);
-    crate::book::walk_known(roots, max_ply, key, |k| book.lookup(k).is_some(), |b, _| out.push(b.clone()));
-    out
-}
-
+/// The distinct positions of the input ([`positions::gather`]), skipped
+/// games and lines reported; and how many were skipped.
 fn positions(args: &AnalyseArgs) -> anyhow::Result<(Vec<Board>, usize)> {
-    let path = &args.input;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut skipped = 0usize;
-    let boards = match input_kind(path, &bytes[..bytes.len().min(4096)]) {
-        InputKind::Yacb => {
-            let book = super::yacb::open(path)?;
-            let mut roots = Vec::new();
-            for f in &args.roots {
-                roots.push(Board::from_fen(f, false).with_context(|| format!("bad --root FEN '{f}'"))?);
-            }
-            if roots.is_empty() {
-                roots.push(Board::startpos());
-            }
-            let boards = walk_book(&book, &roots, args.max_ply);
-            let reached = boards.iter().filter(|b| book.probe(b).is_some()).count();
-            skipped = book.len().saturating_sub(reached);
-            boards
-        }
-        InputKind::Pgn => {
-            let mut boards = Vec::new();
-            let mut warnings = Vec::new();
-            for g in read_games(std::slice::from_ref(path))? {
-                let mut line = Vec::new();
-                match g.replay_first(args.max_ply, |b, _| line.push(b.clone())) {
-                    Ok(last) => {
-                        boards.extend(line);
-                        boards.push(last);
-                    }
-                    Err(w) => warnings.push(w),
-                }
-            }
-            report_warnings(&warnings);
-            skipped = warnings.len();
-            boards
-        }
-        InputKind::Epd => {
-            let text = String::from_utf8_lossy(&bytes);
-            let mut boards = Vec::new();
-            for line in crate::epd::lines(&text, false) {
-                match line {
-                    Ok(e) => boards.push(e.board),
-                    Err(e) => {
-                        eprintln!("warning: {}: {e}; skipped", path.display());
-                        skipped += 1;
-                    }
-                }
-            }
-            boards
-        }
-    };
-    // One search per distinct position, in the order first met.
-    let mut seen = HashSet::new();
-    Ok((boards.into_iter().filter(|b| seen.insert(b.key())).collect(), skipped))
+    let mut roots = Vec::new();
+    for f in &args.roots {
+        roots.push(Board::from_fen(f, false).with_context(|| format!("bad --root FEN '{f}'"))?);
+    }
+    let gathered = positions::gather(&args.input, &GatherOptions { max_ply: args.max_ply, roots })?;
+    for w in &gathered.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok((gathered.boards, gathered.skipped))
 }
 
 pub fn analyse(args: AnalyseArgs) -> anyhow::Result<ExitCode> {

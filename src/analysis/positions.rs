@@ -1,0 +1,271 @@
+//! The positions `book analyse` searches, gathered from its input file:
+//!
+//! * a YACB book: walked from the roots through legal moves into positions
+//!   the book has ([`crate::book::walk_known`]), at most `max_ply` deep;
+//!   the book's entries never reached count as skipped;
+//! * a PGN file: every position of every game's main line within its first
+//!   `max_ply` moves, the position reached included ([`crate::pgn::Game::replay_first`]);
+//!   a game that does not replay is skipped whole;
+//! * an EPD/FEN file: one position per line ([`crate::epd`]); a bad line is
+//!   skipped.
+//!
+//! Each distinct position (by engine key) is kept once, in the order first
+//! met. Skipped games and lines are returned as [`Skipped`] for the caller
+//! to report.
+
+use crate::board::Board;
+use crate::book::convert::{self, BookFormat};
+use crate::book::yacb::{YacbBook, YacbError};
+use crate::epd::EpdError;
+use crate::pgn::{self, ReadOptions, ReplayError};
+use std::collections::HashSet;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// What an input file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Yacb,
+    Pgn,
+    Epd,
+}
+
+/// Bytes of the file's start that [`input_kind`] looks at.
+pub const HEAD_LEN: usize = 4096;
+
+/// Tells the kind of `path` from its first bytes (`head`) and its name:
+/// a YACB image by its content; otherwise `.pgn` is PGN, `.epd`/`.fen` is
+/// EPD, and any other name is PGN when its first non-comment line starts
+/// with `[` or `1.`, EPD otherwise.
+pub fn input_kind(path: &Path, head: &[u8]) -> InputKind {
+    // LEAD: the one book sniff of this module; switch it to `crate::book::sniff`
+    // (H1) when that lands.
+    if convert::detect(head) == BookFormat::Yacb {
+        return InputKind::Yacb;
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("pgn") => InputKind::Pgn,
+        Some("epd") | Some("fen") => InputKind::Epd,
+        _ => {
+            let text = String::from_utf8_lossy(head);
+            let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
+            match first {
+                Some(l) if l.starts_with('[') || l.starts_with("1.") => InputKind::Pgn,
+                _ => InputKind::Epd,
+            }
+        }
+    }
+}
+
+/// Why the input could not be read at all.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PositionsError {
+    #[error("reading {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("opening {path}: {source}")]
+    Book { path: PathBuf, source: YacbError },
+}
+
+/// A game or line left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Skipped {
+    /// A PGN game that does not replay (the error names file, game and ply).
+    Game(ReplayError),
+    /// A bad EPD/FEN line of `path`.
+    Line { path: PathBuf, error: EpdError },
+}
+
+impl fmt::Display for Skipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skipped::Game(e) => write!(f, "{e}; skipped"),
+            Skipped::Line { path, error } => write!(f, "{}: {error}; skipped", path.display()),
+        }
+    }
+}
+
+/// How far to gather.
+#[derive(Debug, Clone)]
+pub struct GatherOptions {
+    /// PGN and YACB input: positions up to this many plies from the start.
+    pub max_ply: usize,
+    /// YACB input: walk from these (the start position when empty).
+    pub roots: Vec<Board>,
+}
+
+/// The distinct positions of an input, and what was left out.
+#[derive(Debug, Clone)]
+pub struct Gathered {
+    pub kind: InputKind,
+    pub boards: Vec<Board>,
+    /// Games, lines or (YACB) book entries left out.
+    pub skipped: usize,
+    /// The games and lines left out, to report.
+    pub warnings: Vec<Skipped>,
+}
+
+/// Gathers the positions of the file at `path`.
+pub fn gather(path: &Path, options: &GatherOptions) -> Result<Gathered, PositionsError> {
+    let io = |source| PositionsError::Io { path: path.to_path_buf(), source };
+    let mut head = Vec::with_capacity(HEAD_LEN);
+    std::fs::File::open(path).and_then(|f| f.take(HEAD_LEN as u64).read_to_end(&mut head)).map_err(io)?;
+    let kind = input_kind(path, &head);
+    let mut warnings = Vec::new();
+    let (boards, skipped) = match kind {
+        InputKind::Yacb => {
+            let book =
+                YacbBook::open(path).map_err(|source| PositionsError::Book { path: path.to_path_buf(), source })?;
+            let boards = walk_book(&book, &options.roots, options.max_ply);
+            let reached = boards.iter().filter(|b| book.probe(b).is_some()).count();
+            (boards, book.len().saturating_sub(reached))
+        }
+        InputKind::Pgn => {
+            let mut boards = Vec::new();
+            for game in pgn::read_file(path, ReadOptions::default()).map_err(io)? {
+                let mut line = Vec::new();
+                match game.replay_first(options.max_ply, |b, _| line.push(b.clone())) {
+                    Ok(last) => {
+                        boards.extend(line);
+                        boards.push(last);
+                    }
+                    Err(e) => warnings.push(Skipped::Game(e)),
+                }
+            }
+            (boards, warnings.len())
+        }
+        InputKind::Epd => {
+            let bytes = std::fs::read(path).map_err(io)?;
+            let mut boards = Vec::new();
+            for line in crate::epd::lines(&String::from_utf8_lossy(&bytes), false) {
+                match line {
+                    Ok(e) => boards.push(e.board),
+                    Err(error) => warnings.push(Skipped::Line { path: path.to_path_buf(), error }),
+                }
+            }
+            (boards, warnings.len())
+        }
+    };
+    let mut seen = HashSet::new();
+    let boards = boards.into_iter().filter(|b| seen.insert(b.key())).collect();
+    Ok(Gathered { kind, boards, skipped, warnings })
+}
+
+/// Positions of a book walk: reached from the roots (the start position
+/// when none) through legal moves into positions the book has, at most
+/// `max_ply` plies deep.
+fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
+    let start = [Board::startpos()];
+    let roots = if roots.is_empty() { &start[..] } else { roots };
+    let mut out = Vec::new();
+    let key = |b: &Board| book.key_type().key(b);
+    crate::book::walk_known(roots, max_ply, key, |k| book.lookup(k).is_some(), |b, _| out.push(b.clone()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("archivist-positions-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+        fn file(&self, name: &str, text: &str) -> PathBuf {
+            let p = self.0.join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn options(max_ply: usize) -> GatherOptions {
+        GatherOptions { max_ply, roots: Vec::new() }
+    }
+
+    #[test]
+    fn tells_pgn_from_epd_by_name_then_by_content() {
+        assert_eq!(input_kind(Path::new("a.PGN"), b"8/8"), InputKind::Pgn);
+        assert_eq!(input_kind(Path::new("a.fen"), b"[Event"), InputKind::Epd);
+        assert_eq!(input_kind(Path::new("a.txt"), b"# c\n\n[Event \"x\"]"), InputKind::Pgn);
+        assert_eq!(input_kind(Path::new("a.txt"), b"1. e4 e5"), InputKind::Pgn);
+        assert_eq!(input_kind(Path::new("a"), b"8/8/8/8/8/8/8/K6k w - -"), InputKind::Epd);
+    }
+
+    #[test]
+    fn pgn_positions_stop_at_max_ply_and_skip_games_that_do_not_replay() {
+        let dir = TempDir::new("pgn");
+        let path = dir.file("g.pgn", "1. e4 e5 2. Nf3 *\n\n1. e4 e5 2. Ke3 *\n\n1. d4 *\n");
+        let got = gather(&path, &options(3)).unwrap();
+        assert_eq!(got.kind, InputKind::Pgn);
+        // start, 1.e4, 1.e4 e5, 2.Nf3 (game 1); the start again and 1.d4 (game 3).
+        assert_eq!(got.boards.len(), 5);
+        let two = gather(&path, &options(2)).unwrap();
+        assert_eq!((two.boards.len(), two.skipped), (4, 0), "2.Ke3 is past max_ply, never parsed");
+        assert_eq!(got.skipped, 1);
+        assert!(matches!(&got.warnings[0], Skipped::Game(ReplayError::IllegalMove { ply: 3, .. })));
+        let shown = got.warnings[0].to_string();
+        assert!(shown.contains("g.pgn: game 2, ply 3") && shown.ends_with("; skipped"), "{shown}");
+    }
+
+    #[test]
+    fn epd_positions_are_distinct_and_bad_lines_are_reported() {
+        let dir = TempDir::new("epd");
+        let text =
+            "# x\n8/8/8/8/8/8/8/K6k w - - 0 1\n8/8/8/8/8/8/8/K6k w - - hmvc 3;\nnope\n8/8/8/8/8/8/8/K5k1 b - -\n";
+        let got = gather(&dir.file("p.epd", text), &options(40)).unwrap();
+        assert_eq!(got.boards.len(), 2, "the clocks do not make a new position");
+        assert_eq!(got.skipped, 1);
+        assert!(got.warnings[0].to_string().contains("line 4"));
+    }
+
+    #[test]
+    fn a_yacb_book_is_walked_from_the_roots_and_unreached_entries_are_skipped() {
+        use crate::book::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
+        let dir = TempDir::new("yacb");
+        let path = dir.0.join("b.yacb");
+        let mut after_e4 = Board::startpos();
+        after_e4.make_move(after_e4.parse_san("e4").unwrap());
+        let far = Board::from_fen("8/8/8/8/8/8/8/K6k w - - 0 1", false).unwrap();
+        let entry = |b: &Board| YacbEntry {
+            key: b.key(),
+            elo: Elo::rated(0),
+            value_type: ValueType::Centipawns,
+            bound: BoundType::Exact,
+            source: Source::Engine,
+            value: 0,
+            best_move: crate::types::Move::NONE,
+        };
+        let mut entries = vec![entry(&Board::startpos()), entry(&after_e4), entry(&far)];
+        entries.sort_by_key(|e| e.key);
+        yacb::write(&path, &KeyType::Engine, entries).unwrap();
+        let got = gather(&path, &options(4)).unwrap();
+        assert_eq!(got.kind, InputKind::Yacb);
+        assert_eq!(
+            got.boards.iter().map(Board::key).collect::<Vec<_>>(),
+            vec![Board::startpos().key(), after_e4.key()]
+        );
+        assert_eq!((got.skipped, got.warnings.len()), (1, 0), "the far position is never reached");
+        let from_far = gather(&path, &GatherOptions { max_ply: 4, roots: vec![far.clone()] }).unwrap();
+        assert_eq!(from_far.boards.len(), 1);
+    }
+
+    #[test]
+    fn a_missing_file_is_an_io_error() {
+        let err = gather(Path::new("/nonexistent/archivist.epd"), &options(1)).unwrap_err();
+        assert!(matches!(err, PositionsError::Io { .. }));
+    }
+}
