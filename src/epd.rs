@@ -203,6 +203,16 @@ mod tests {
     #[test]
     fn chess960_castling_files_are_read_when_asked() {
         let e = parse_line("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1", 1, true).unwrap();
-        assert!(e.board.fen().contains(" GEge ") || e.board.fen().contains(" KQkq "), "{}", e.board.fen());
+        assert_eq!(e.board.fen(), "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_line_parses_or_fails_with_its_number(line in "[pnbrqkPNBRQK1-8/ wb\\-a-hKQkq0-9;\"]{0,80}") {
+            match parse_line(&line, 7, false) {
+                Ok(e) => proptest::prop_assert_eq!(e.line, 7),
+                Err(e) => proptest::prop_assert_eq!(e.line(), 7),
+            }
+        }
     }
 }

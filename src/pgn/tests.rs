@@ -115,3 +115,18 @@ fn replay_honours_fen_and_limits_the_plies() {
     let after_two = g.replay_first(2, |_, _| seen += 1).unwrap();
     assert_eq!((seen, after_two.fen()), (2, "8/8/8/8/8/8/8/1K4k1 w - - 2 2".to_string()));
 }
+
+proptest::proptest! {
+    #[test]
+    fn reading_any_text_never_panics(text in "[\\[\\]{}();%$!?.0-9a-hKQRBNOx+#\"=/* \n-]{0,200}") {
+        for variations in [false, true] {
+            for g in parse_with(&text, ReadOptions { variations }) {
+                proptest::prop_assert_eq!(g.moves.len(), g.notes.len());
+                let _ = g.replay();
+                for c in g.notes.iter().flat_map(|n| &n.comments) {
+                    let _ = (c.eval(), c.depth());
+                }
+            }
+        }
+    }
+}
