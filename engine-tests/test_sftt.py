@@ -123,3 +123,50 @@ def test_save_right_after_bestmove_is_accepted(exe, tmp_path):
         msgs = info_strings(u)
         assert any("Saved hash" in s for s in msgs), msgs
     u.close()
+
+
+def test_a_killed_save_leaves_a_valid_file_and_the_next_save_sweeps_its_temporary(exe, tmp_path):
+    """SIGKILL mid-save: the old file stays valid; the killed writer's
+    `.NAME.tmp-PID` is removed by the next save into that directory."""
+    import os
+    import signal
+    import time
+
+    path = tmp_path / "kill.sftt"
+    u = start(exe, f"Hash File value {path}", "Hash value 16")
+    analyse(u, 8)
+    u.send("setoption name Save Hash to File")
+    assert any("Saved hash" in s for s in info_strings(u))
+    u.close()
+    old = path.read_bytes()
+
+    # A big table takes long enough to scan that the temporary file is seen.
+    stale = None
+    for hash_mb in (2048, 4096, 8192):
+        k = start(exe, f"Hash File value {path}", f"Hash value {hash_mb}")
+        analyse(k, 6)
+        tmp = tmp_path / f".kill.sftt.tmp-{k.proc.pid}"
+        k.send("setoption name Save Hash to File")
+        deadline = time.monotonic() + 30
+        while not tmp.exists() and time.monotonic() < deadline and k.proc.poll() is None:
+            time.sleep(0.0005)
+        if tmp.exists():
+            os.kill(k.proc.pid, signal.SIGKILL)
+            k.proc.wait(10)
+            if tmp.exists():
+                stale = tmp
+                break
+        k.proc.kill()
+        k.proc.wait(10)
+    assert stale is not None, "never caught a save in progress"
+    assert path.read_bytes() == old, "the killed save damaged the old file"
+    assert run(exe, "tt", "verify", str(path)).returncode == 0
+
+    v = start(exe, f"Hash File value {path}", "Hash value 16")
+    analyse(v, 8)
+    v.send("setoption name Save Hash to File")
+    assert any("Saved hash" in s for s in info_strings(v))
+    v.close()
+    assert not stale.exists(), "the dead writer's temporary file was left behind"
+    assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+    assert run(exe, "tt", "verify", str(path)).returncode == 0

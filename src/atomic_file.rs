@@ -3,6 +3,14 @@
 //! flushed, synced and renamed over the target; the directory is then synced
 //! so the rename itself is durable. On any error the temporary file is
 //! removed and the old file is untouched.
+//!
+//! A process killed mid-write (SIGKILL, power loss) cannot remove its
+//! temporary file, which may be as large as a whole hash table. So every
+//! write first sweeps its directory for temporary files of this module's
+//! pattern, `.NAME.tmp-PID`, whose process no longer exists, and removes
+//! them ([`remove_stale_temporaries`]). A file whose PID is alive is never
+//! touched (it may be another engine's save in progress). Liveness is read
+//! from `/proc`; where there is no `/proc` nothing is swept.
 
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -20,6 +28,7 @@ pub fn write_with<T>(
         _ => PathBuf::from("."),
     };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
+    remove_stale_temporaries(&dir);
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let written = (|| {
         let file = File::options().write(true).create(true).truncate(true).open(&tmp)?;
@@ -39,4 +48,90 @@ pub fn write_with<T>(
         let _ = d.sync_all();
     }
     written
+}
+
+/// The PID in a temporary file name of this module (`.NAME.tmp-PID`).
+fn temporary_pid(file_name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix('.')?;
+    let (name, pid) = rest.rsplit_once(".tmp-")?;
+    if name.is_empty() || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Removes the temporary files of killed writers from `dir`: names of the
+/// form `.NAME.tmp-PID` whose PID is no running process. Returns how many
+/// were removed. Best effort: unreadable entries are skipped.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return 0; // no way to tell a live writer from a dead one
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        let dead = pid != std::process::id() && !proc.join(pid.to_string()).exists();
+        if is_file && dead && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("archivist-atomic-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The PID of a process that has exited (and been reaped).
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn temporary_names_are_recognised_by_their_pattern_only() {
+        assert_eq!(temporary_pid(".hash.sftt.tmp-1234"), Some(1234));
+        assert_eq!(temporary_pid(".a.tmp-7"), Some(7));
+        assert_eq!(temporary_pid("hash.sftt.tmp-1234"), None);
+        assert_eq!(temporary_pid(".hash.sftt.tmp-"), None);
+        assert_eq!(temporary_pid(".hash.sftt.tmp-12x"), None);
+        assert_eq!(temporary_pid("..tmp-12"), None);
+        assert_eq!(temporary_pid(".hash.sftt"), None);
+    }
+
+    #[test]
+    fn a_write_removes_temporaries_of_dead_writers_and_keeps_live_ones() {
+        let dir = scratch("stale");
+        let dead = dead_pid();
+        let stale_same = dir.join(format!(".hash.sftt.tmp-{dead}"));
+        let stale_other = dir.join(format!(".book.yacb.tmp-{dead}"));
+        let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let live = dir.join(format!(".hash.sftt.tmp-{}", sleeper.id()));
+        let unrelated = dir.join(format!("notes.tmp-{dead}"));
+        for p in [&stale_same, &stale_other, &live, &unrelated] {
+            std::fs::write(p, b"partial").unwrap();
+        }
+        write_with(&dir.join("hash.sftt"), 64, |w| std::io::Write::write_all(w, b"table")).unwrap();
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
+        assert!(!stale_same.exists(), "a dead writer's temporary of the same target is removed");
+        assert!(!stale_other.exists(), "a dead writer's temporary of another target is removed");
+        assert!(live.exists(), "a live writer's temporary is kept");
+        assert!(unrelated.exists(), "a file outside the pattern is kept");
+        assert_eq!(std::fs::read(dir.join("hash.sftt")).unwrap(), b"table");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

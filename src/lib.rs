@@ -19,6 +19,7 @@ pub mod engine;
 pub mod epd;
 pub mod eval;
 pub mod logging;
+pub mod mapped;
 pub mod perft;
 pub mod pgn;
 pub mod records;

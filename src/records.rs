@@ -434,10 +434,7 @@ pub fn scan(data: &[u8]) -> Result<u64, RecordError> {
 /// Maps a record file read-only.
 pub fn map(path: &std::path::Path) -> Result<memmap2::Mmap, RecordError> {
     let file = std::fs::File::open(path)?;
-    // SAFETY: the map is read-only and only ever read through bounds-checked
-    // slices; a file truncated by another process while mapped can raise
-    // SIGBUS, as with every memory-mapped reader.
-    Ok(unsafe { memmap2::Mmap::map(&file)? })
+    Ok(crate::mapped::map_file(&file)?)
 }
 
 fn decode_game(cur: &mut Cursor) -> Result<Game, RecordError> {

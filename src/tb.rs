@@ -186,11 +186,7 @@ impl LazyTable {
             let reason = "file length is not 16 mod 64 (truncated?)";
             return Err(TbError::Corrupt { file: self.label.clone(), offset: len, reason });
         }
-        // SAFETY: the file is opened read-only and the mapping is only ever
-        // read through `&[u8]`. Table files are treated as immutable while the
-        // engine runs; another process truncating or rewriting one would
-        // break that assumption (as it would for every mmap-based prober).
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        let map = crate::mapped::map_file(&file).map_err(io)?;
         // Probes touch a few scattered bytes: read-ahead only wastes memory.
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Random);

@@ -165,10 +165,7 @@ impl PolyglotBook {
         if size == 0 {
             return Ok(PolyglotBook { storage: Storage::Owned(Vec::new()), len: 0 });
         }
-        // SAFETY: the map is read-only and private to this process; if another
-        // process truncates the file while we read it we may fault, which is
-        // the documented hazard of memory-mapped files.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        let map = crate::mapped::map_file(&file).map_err(io)?;
         let len = parse(&map)?;
         Ok(PolyglotBook { storage: Storage::Mapped(map), len })
     }

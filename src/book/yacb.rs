@@ -276,10 +276,7 @@ impl YacbBook {
     /// Maps `path` and checks header, table and size (not every entry).
     pub fn open(path: &Path) -> Result<YacbBook, YacbError> {
         let file = File::open(path).map_err(io(path))?;
-        // SAFETY: a read-only private map. Books are not modified while the
-        // engine runs; a file truncated from outside could fault, the known
-        // hazard of memory-mapped files.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))?;
+        let map = crate::mapped::map_file(&file).map_err(io(path))?;
         YacbBook::from_bytes(Bytes::Mapped(map))
     }
 

@@ -210,10 +210,7 @@ pub fn entries(bytes: &[u8]) -> impl Iterator<Item = TtEntry> + '_ {
 /// Maps a file read-only.
 pub fn map(path: &Path) -> Result<memmap2::Mmap, SfttError> {
     let file = File::open(path).map_err(io(path))?;
-    // SAFETY: the map is read-only and private to this process; if another
-    // process truncates the file while we read it we may fault, which is the
-    // documented hazard of memory-mapped files. Hash files are our own.
-    unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))
+    crate::mapped::map_file(&file).map_err(io(path))
 }
 
 /// Saves every entry of `tt` whose depth is at least `header.min_entry_depth`,
