@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import chess
 import chess.pgn
@@ -203,3 +204,51 @@ def test_keys_of_an_analysed_book_are_the_vector_keys(exe, tmp_path):
     assert out.returncode == 0, out.stderr
     playable = {r[1].lower() for r in rows if any(True for _ in chess.Board(r[0]).legal_moves)}
     assert {e["key"] for e in entries(exe, book)} == playable
+
+
+def _search(exe, book, fen: str, book_in_search: bool) -> tuple[list[str], str]:
+    """(info lines without their timings, bestmove) of a fresh engine's
+    `go nodes 5000` on `fen`."""
+    u = Uci([exe])
+    u.handshake()
+    u.send(f"setoption name BookFile value {book}", "setoption name OwnBook value false",
+           f"setoption name BookInSearch value {'true' if book_in_search else 'false'}",
+           "setoption name BookDepth value 40", f"position fen {fen}", "go nodes 5000")
+    lines, _ = u.bestmove(30)
+    assert u.close() == 0
+    untimed = [re.sub(r" (nps|time) \d+", "", l) for l in lines if l.startswith("info")]
+    return untimed, lines[-1]
+
+
+def test_book_in_search_counts_book_depth_from_the_fen_move_number(exe, tmp_path):
+    """BookDepth 40 means the first 40 plies of the game: after `position fen`
+    of a move-30 position BookInSearch is off, exactly as OwnBook is, while
+    the same position at move 10 searches with the book."""
+    late = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 30"
+    early = late.replace(" 0 30", " 0 10")
+    # A trusted book: the position and every child, analysed deeper (50k
+    # nodes) than the test's searches (5k nodes), so every entry is rated
+    # above the searches' own elo.
+    board = chess.Board(late)
+    fens = [board.fen()]
+    for m in board.legal_moves:
+        board.push(m)
+        fens.append(board.fen())
+        board.pop()
+    epd = tmp_path / "late.epd"
+    epd.write_text("\n".join(fens) + "\n")
+    book = tmp_path / "late.yacb"
+    r = run(exe, "book", "analyse", str(epd), "--nodes", "50000", "--out", str(book), timeout=300)
+    assert r.returncode == 0, r.stderr
+
+    early_with, _ = _search(exe, book, early, True)
+    early_without, _ = _search(exe, book, early, False)
+    assert any("book in search" in l for l in early_with)
+    searched = lambda infos: [l for l in infos if l.startswith("info depth")]
+    assert searched(early_with) != searched(early_without), "within BookDepth the trusted entries change the search"
+
+    late_with, late_move = _search(exe, book, late, True)
+    late_without, late_move_without = _search(exe, book, late, False)
+    assert not any("book in search" in l for l in late_with), late_with
+    assert searched(late_with) == searched(late_without)
+    assert late_move == late_move_without

@@ -69,7 +69,7 @@ pub struct Board {
     /// (`2 * (fullmove - 1)`, plus one when black was to move).
     start_ply: u32,
     /// Plies played since the FEN was set up.
-    game_ply: u16,
+    plies_since_setup: u16,
     state: State,
     history: Vec<State>,
 }
@@ -114,7 +114,7 @@ impl Board {
             castling_path: [Bitboard::EMPTY; 4],
             castling_mask: [0; 64],
             start_ply: 0,
-            game_ply: 0,
+            plies_since_setup: 0,
             state: State {
                 key: 0,
                 castling: 0,
@@ -208,13 +208,24 @@ impl Board {
     }
 
     pub fn fullmove_number(&self) -> u16 {
-        ((self.start_ply + self.game_ply as u32) / 2 + 1).min(u16::MAX as u32) as u16
+        (self.game_ply() / 2 + 1).min(u16::MAX as u32) as u16
     }
 
-    /// Plies played since the position was set up from a FEN.
+    /// The ply of the game: plies from the game's first position, taken from
+    /// the FEN's move number and side to move (`2 * (fullmove - 1)`, plus one
+    /// when black is to move) plus the plies played since. 0 at the start
+    /// position; 58 after `position fen <… w … 30>`. Book depths (OwnBook,
+    /// BookInSearch, self-play book walks) compare against this.
     #[inline]
-    pub fn game_ply(&self) -> u16 {
-        self.game_ply
+    pub fn game_ply(&self) -> u32 {
+        self.start_ply + self.plies_since_setup as u32
+    }
+
+    /// Plies played since the position was set up (from a FEN or the start
+    /// position); the moves a record or a replay holds.
+    #[inline]
+    pub fn plies_since_setup(&self) -> u16 {
+        self.plies_since_setup
     }
 
     #[inline]
@@ -479,7 +490,7 @@ impl Board {
             st.key ^= ZOBRIST.castling[st.castling as usize];
         }
         self.side = them;
-        self.game_ply = self.game_ply.wrapping_add(1);
+        self.plies_since_setup = self.plies_since_setup.wrapping_add(1);
         st.checkers = self.attackers_to(self.king_square(them), self.occupied()) & self.by_color[us.index()];
         self.state = st;
     }
@@ -492,7 +503,7 @@ impl Board {
         let captured = self.state.captured;
         self.state = prev;
         self.side = !self.side;
-        self.game_ply = self.game_ply.wrapping_sub(1);
+        self.plies_since_setup = self.plies_since_setup.wrapping_sub(1);
         if m == Move::NULL {
             return;
         }
@@ -546,7 +557,7 @@ impl Board {
             last_move: Move::NULL,
         };
         self.side = !self.side;
-        self.game_ply = self.game_ply.wrapping_add(1);
+        self.plies_since_setup = self.plies_since_setup.wrapping_add(1);
     }
 
     /// Plays `m` if it is legal here; returns whether it was played.

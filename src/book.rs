@@ -72,6 +72,15 @@ pub fn walk_known(
     }
 }
 
+/// Whether `board` is within a book depth of `depth` plies: its game ply
+/// ([`Board::game_ply`], counted from the game's first position through the
+/// FEN's move number) is below `depth`. OwnBook, BookInSearch and self-play's
+/// book walks all ask this one question, so `BookDepth 40` means the first
+/// 40 plies of the game however the position was set up.
+pub fn within_book_depth(board: &Board, depth: u32) -> bool {
+    board.game_ply() < depth
+}
+
 /// Writes `bytes` to `path` through a synced temporary file renamed into place
 /// (see [`crate::atomic_file`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -80,6 +89,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::board::Board;
+
+    #[test]
+    fn book_depth_counts_plies_from_the_fen_move_number() {
+        let start = Board::startpos();
+        assert!(super::within_book_depth(&start, 1));
+        assert!(!super::within_book_depth(&start, 0));
+        // Move 30, black to move: 2 * 29 + 1 = 59 plies into the game.
+        let mut late =
+            Board::from_fen("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 b - - 0 30", false).unwrap();
+        assert_eq!(late.game_ply(), 59);
+        assert_eq!(late.plies_since_setup(), 0);
+        assert!(!super::within_book_depth(&late, 40));
+        assert!(super::within_book_depth(&late, 60));
+        let m = late.legal_moves().iter().next().unwrap();
+        late.make_move(m);
+        assert_eq!((late.game_ply(), late.plies_since_setup()), (60, 1));
+        assert!(!super::within_book_depth(&late, 60));
+    }
+
     #[test]
     fn write_atomic_replaces_the_file_and_leaves_no_temporary() {
         let dir = std::env::temp_dir().join(format!("archivist-book-atomic-{}", std::process::id()));

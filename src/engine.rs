@@ -214,14 +214,13 @@ impl Engine {
         }
         let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
         let mut config = self.search_config();
-        if self.options.book_in_search && !self.books.is_empty() {
+        // Beyond BookDepth at the root, no node below it is within either.
+        let in_depth = crate::book::within_book_depth(&self.board, self.options.book_depth);
+        if self.options.book_in_search && !self.books.is_empty() && in_depth {
             let min_elo = search_elo(&limits, self.options.threads, self.options.move_overhead_ms);
             self.message(format!("book in search: entries rated {min_elo} or more are used"));
-            config.book = Some(BookInSearch {
-                books: Arc::clone(&self.books),
-                min_elo,
-                max_game_ply: self.options.book_depth.min(u16::MAX as u32) as u16,
-            });
+            config.book =
+                Some(BookInSearch { books: Arc::clone(&self.books), min_elo, book_depth: self.options.book_depth });
         }
         let board = self.board.clone();
         let tt = Arc::clone(&self.tt);
@@ -294,8 +293,7 @@ impl Engine {
     pub fn book_move(&mut self) -> Option<crate::book::select::BookChoice> {
         let o = &self.options;
         let b = &self.board;
-        let game_ply = (b.fullmove_number() as u32 - 1) * 2 + u32::from(b.side_to_move() == crate::types::Color::Black);
-        if !o.own_book || self.books.is_empty() || game_ply >= o.book_depth {
+        if !o.own_book || self.books.is_empty() || !crate::book::within_book_depth(b, o.book_depth) {
             return None;
         }
         let (sel, variety) = (o.book_selection, o.book_variety);

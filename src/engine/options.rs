@@ -84,7 +84,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "BookDepth",
         kind: OptionKind::Spin { default: 40, min: 0, max: 1000 },
-        help: "Use the book only up to this game ply",
+        help:
+            "Use the book (OwnBook, BookInSearch) while the game ply, counted from the FEN move number, is below this",
     },
     OptionSpec {
         name: "BookSelection",

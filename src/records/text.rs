@@ -54,7 +54,7 @@ fn plain(game: &Game, index: u64, offset: u64, out: &mut impl Write) -> Result<(
         err = writeln!(
             out,
             "  {:>3} {} {:<6} score {:.4} moves {:>3} visits [{}]",
-            b.game_ply() + 1,
+            b.plies_since_setup() + 1,
             if b.side_to_move() == crate::types::Color::White { 'w' } else { 'b' },
             b.move_to_uci(ply.mv),
             score_from_u16(ply.score),

@@ -95,15 +95,16 @@ pub struct BookInSearch {
     pub books: Arc<OpeningBooks>,
     /// Entries rated below this are ignored (the running search's elo).
     pub min_elo: i32,
-    /// Probe only while the game ply is at most this (`BookDepth`).
-    pub max_game_ply: u16,
+    /// Probe only within this book depth (`BookDepth`, see
+    /// [`crate::book::within_book_depth`]).
+    pub book_depth: u32,
 }
 
 impl BookInSearch {
     /// The trusted entry's legal best move (or `Move::NONE`) and its value
     /// for the node at `ply`, if the position has a trusted entry.
     pub fn probe(&self, board: &Board, ply: usize) -> Option<(Move, Option<(i32, Bound)>)> {
-        if board.game_ply() > self.max_game_ply {
+        if !crate::book::within_book_depth(board, self.book_depth) {
             return None;
         }
         let e = self.books.probe(board)?;
@@ -203,11 +204,11 @@ mod tests {
         board.make_move(board.parse_uci("e2e4").unwrap());
         let c5 = board.parse_uci("c7c5").unwrap();
         let b = books("elo", vec![entry(&board, Elo::rated(-300), 40, BoundType::Lower, c5)]);
-        let bis = |min_elo| BookInSearch { books: Arc::clone(&b), min_elo, max_game_ply: 40 };
+        let bis = |min_elo| BookInSearch { books: Arc::clone(&b), min_elo, book_depth: 40 };
         // White's lower bound is black's upper bound, from black's view.
         assert_eq!(bis(-300).probe(&board, 1), Some((c5, Some((-40, Bound::Upper)))));
         assert_eq!(bis(-299).probe(&board, 1), None, "rated below the search");
-        let shallow = BookInSearch { max_game_ply: 0, ..bis(-1000) };
+        let shallow = BookInSearch { book_depth: 0, ..bis(-1000) };
         assert_eq!(shallow.probe(&board, 1), None, "beyond BookDepth");
     }
 
@@ -216,7 +217,7 @@ mod tests {
         let board = Board::startpos();
         let illegal = Move::from_raw(0o1234);
         let b = books("illegal", vec![entry(&board, Elo::Irreplaceable, 15, BoundType::Exact, illegal)]);
-        let bis = BookInSearch { books: b, min_elo: i32::MAX, max_game_ply: 40 };
+        let bis = BookInSearch { books: b, min_elo: i32::MAX, book_depth: 40 };
         assert_eq!(bis.probe(&board, 0), Some((Move::NONE, Some((15, Bound::Exact)))));
     }
 
@@ -250,9 +251,9 @@ mod tests {
         let low = books("low", entries.iter().map(|e| YacbEntry { elo: Elo::rated(-3000), ..*e }).collect());
         let high = books("high", entries.iter().map(|e| YacbEntry { elo: Elo::Irreplaceable, ..*e }).collect());
         let min_elo = crate::book::elo::estimate(crate::book::elo::nodes_for_depth(7), 1);
-        let untrusted = search(Some(BookInSearch { books: low, min_elo, max_game_ply: 40 }));
+        let untrusted = search(Some(BookInSearch { books: low, min_elo, book_depth: 40 }));
         assert_eq!(untrusted.nodes, plain.nodes, "entries below the search's elo are ignored");
-        let trusted = search(Some(BookInSearch { books: high, min_elo, max_game_ply: 40 }));
+        let trusted = search(Some(BookInSearch { books: high, min_elo, book_depth: 40 }));
         assert_ne!(trusted.nodes, plain.nodes, "trusted entries cut and reorder");
         assert!(Board::startpos().is_legal(trusted.best));
     }

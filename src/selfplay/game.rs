@@ -195,7 +195,7 @@ pub fn play(
             return Err(RecordError::Unencodable { reason: format!("no move from the search in {}", board.fen()) });
         }
         let side = board.side_to_move();
-        let ply = game_ply(board);
+        let ply = board.game_ply();
         rec.push(out.best, score_to_u16(expected_score(out.score)), &root_nodes(&out))?;
         let white = if side == Color::White { out.score } else { -out.score };
         if let Some(end) = tracker.update(&settings.score_rules, white, ply) {
@@ -208,11 +208,6 @@ pub fn play(
         return Ok(None);
     }
     Ok(Some(FinishedGame { index, bytes: rec.finish(result), result, ending, plies }))
-}
-
-/// Plies from the game's initial position, from the move counters.
-fn game_ply(board: &Board) -> u32 {
-    (board.fullmove_number() as u32 - 1) * 2 + u32::from(board.side_to_move() == Color::Black)
 }
 
 #[cfg(test)]

@@ -94,7 +94,7 @@ pub struct BookWalk<B> {
 impl<B: BookMoves> OpeningSource for BookWalk<B> {
     fn opening(&self, rng: &mut Rng) -> Option<Board> {
         let mut board = if self.chess960 { chess960_position(rng.below(960) as u32) } else { Board::startpos() };
-        for _ in 0..self.max_plies {
+        while crate::book::within_book_depth(&board, self.max_plies) {
             let moves: Vec<(Move, u32)> =
                 self.book.book_moves(&board).into_iter().filter(|&(m, w)| w > 0 && board.is_legal(m)).collect();
             let total: u64 = moves.iter().map(|&(_, w)| w as u64).sum();

@@ -249,11 +249,11 @@ fn polyglot_and_yacb_books_give_openings_and_missing_files_are_errors() {
     let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared");
     let source = open_book(&Path::new(shared).join("books/performance.bin"), false, 8).unwrap();
     let b = source.opening(&mut Rng::new(3)).unwrap();
-    assert!(b.game_ply() > 0, "the walk played book moves");
+    assert!(b.plies_since_setup() > 0, "the walk played book moves");
     let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb");
     let yacb = open_book(Path::new(golden), false, 8).unwrap();
     let b = yacb.opening(&mut Rng::new(3)).unwrap();
-    assert_eq!(b.game_ply(), 2, "e2e4 then c7c5 from the golden book: {}", b.fen());
+    assert_eq!(b.plies_since_setup(), 2, "e2e4 then c7c5 from the golden book: {}", b.fen());
     assert!(matches!(open_book(Path::new("/nonexistent/x.bin"), false, 8), Err(OpeningError::Book { .. })));
 }
 
