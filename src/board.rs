@@ -13,6 +13,7 @@
 //! * Castling is king-takes-rook internally; `castling_rooks` tells which
 //!   rook each right belongs to, so Chess960 needs no special cases.
 
+mod display;
 pub mod fen;
 pub mod movegen;
 pub mod notation;

@@ -9,7 +9,6 @@ mod selfplay;
 mod yacb;
 mod yacb_build;
 
-use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
 use clap::{Parser, Subcommand};
 use std::io::{BufRead, Write};
@@ -265,18 +264,7 @@ pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow
 /// The `show` report for one FEN; a bad FEN gives an `Error: …` line.
 pub fn show(fen: &str, chess960: bool) -> String {
     match Board::from_fen(fen, chess960) {
-        Ok(b) => describe(&b),
+        Ok(b) => b.describe(),
         Err(e) => format!("Fen: {fen}\nError: {e}"),
     }
-}
-
-/// `Fen:`, `Key:`, `Polyglot key:` and `Legal moves:` lines for a position.
-pub fn describe(b: &Board) -> String {
-    format!(
-        "Fen: {}\nKey: {:016X}\nPolyglot key: {:016x}\nLegal moves: {}",
-        b.fen(),
-        b.key(),
-        polyglot_key(b),
-        b.count_legal()
-    )
 }

@@ -11,7 +11,6 @@
 //! (`N` lines `info string genfens <FEN>`, see [`crate::selfplay::genfens`]).
 
 use crate::board::notation::uci_string;
-use crate::cli::describe;
 use crate::engine::{Engine, OptionKind, OPTIONS};
 use crate::search::time::Clock;
 use crate::search::{Limits, Reporter, Score, SearchEvent};
@@ -223,7 +222,7 @@ impl Uci {
         let first = words.next().unwrap_or("");
         match first {
             "d" => {
-                self.out.line(&format!("{}\n{}", board_diagram(self.engine.board()), describe(self.engine.board())));
+                self.out.line(&format!("{}\n{}", self.engine.board().diagram(), self.engine.board().describe()));
                 return false;
             }
             "eval" => {
@@ -378,18 +377,4 @@ fn printable(line: &str) -> String {
     } else {
         s
     }
-}
-
-/// ASCII board for `d`.
-pub fn board_diagram(b: &crate::board::Board) -> String {
-    let mut s = String::from(" +---+---+---+---+---+---+---+---+\n");
-    for rank in (0..8).rev() {
-        for file in 0..8 {
-            let c = b.piece_on(crate::types::Square::from_coords(file, rank)).map_or(' ', |p| p.char());
-            s.push_str(&format!(" | {c}"));
-        }
-        s.push_str(&format!(" | {}\n +---+---+---+---+---+---+---+---+\n", rank + 1));
-    }
-    s.push_str("   a   b   c   d   e   f   g   h\n");
-    s
 }
