@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench-check debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -45,6 +45,23 @@ engine-test: deps build
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# The bench signature: `bench` must print the count of the newest
+# `Bench: N` line in git log.
+bench-check: build
+	engine-tests/check_bench.sh ./$(EXE)
+
+# Debug assertions on (the test profile: optimised, with debug assertions
+# and overflow checks, so the Board consistency check runs after every
+# make/unmake): the unit tests, then one short game between two debug
+# engines that fails on an illegal move, a stall or a crash.
+debug-test: deps
+	$(CARGO) test
+	$(CARGO) build --profile test --bin archivist
+	$(PY) engine-tests/debug_game.py target/debug/archivist
+
+# What CI runs (.ci/run): the habits, then the README's test command.
+ci: deps lint bench-check debug-test test
 
 # A match against outside engines (not part of `make test`): GAMES per
 # opponent, in pairs over the built-in openings, at TC (BASE+INC seconds).

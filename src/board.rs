@@ -13,6 +13,7 @@
 //! * Castling is king-takes-rook internally; `castling_rooks` tells which
 //!   rook each right belongs to, so Chess960 needs no special cases.
 
+mod consistency;
 mod display;
 pub mod fen;
 pub mod movegen;
@@ -494,6 +495,7 @@ impl Board {
         self.plies_since_setup = self.plies_since_setup.wrapping_add(1);
         st.checkers = self.attackers_to(self.king_square(them), self.occupied()) & self.by_color[us.index()];
         self.state = st;
+        self.debug_check();
     }
 
     /// Takes back the last move made with [`Board::make_move`]. Does nothing
@@ -506,6 +508,7 @@ impl Board {
         self.side = !self.side;
         self.plies_since_setup = self.plies_since_setup.wrapping_sub(1);
         if m == Move::NULL {
+            self.debug_check();
             return;
         }
         let us = self.side;
@@ -537,6 +540,7 @@ impl Board {
                 }
             }
         }
+        self.debug_check();
     }
 
     /// Passes the move (for null-move pruning). Must not be called in check.
@@ -559,6 +563,7 @@ impl Board {
         };
         self.side = !self.side;
         self.plies_since_setup = self.plies_since_setup.wrapping_add(1);
+        self.debug_check();
     }
 
     /// Plays `m` if it is legal here; returns whether it was played.

@@ -5,6 +5,7 @@
 //! → `search` → {`analysis`, `engine`} → `uci`/`cli`.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
