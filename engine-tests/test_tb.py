@@ -116,3 +116,32 @@ def test_info_lists_tables_and_reports_damaged_files(exe, tmp_path):
     assert lines[0] == f"{fens[0]};2;{chess.syzygy.open_tablebase(str(SYZYGY)).probe_dtz(chess.Board(fens[0]))}"
     assert lines[1].startswith(f"{fens[1]};error;corrupt table KRvK.rtbw")
     assert lines[2].startswith(f"{fens[2]};")
+
+
+def test_bad_tables_are_named_at_setoption(exe, tmp_path):
+    """Setting SyzygyPath validates every file: a truncated file and one
+    with a broken header are each named in an `info string`; the good
+    tables are still found."""
+    from harness import Uci
+
+    for p in SYZYGY.glob("*.rtb?"):
+        shutil.copy(p, tmp_path / p.name)
+    total = len(list(SYZYGY.glob("*.rtbw")))
+    truncated = tmp_path / "KQvK.rtbz"
+    truncated.write_bytes(truncated.read_bytes()[:-5])
+    broken = tmp_path / "KRvK.rtbw"
+    data = bytearray(broken.read_bytes())
+    data[0] ^= 0xFF   # the magic
+    broken.write_bytes(bytes(data))
+
+    u = Uci([exe])
+    u.handshake()
+    u.send(f"setoption name SyzygyPath value {tmp_path}")
+    lines = [l for l in u.ready() if l.startswith("info string")]
+    assert any("bad tablebase file" in l and "KQvK.rtbz" in l for l in lines), lines
+    assert any("bad tablebase file" in l and "KRvK.rtbw" in l for l in lines), lines
+    summary = [l for l in lines if "Found" in l]
+    assert summary and f"Found {total} tablebases" in summary[0] and "2 bad files" in summary[0], lines
+    # Only the bad files are named.
+    assert len([l for l in lines if "bad tablebase file" in l]) == 2, lines
+    assert u.close() == 0

@@ -260,10 +260,24 @@ impl Engine {
             return None;
         }
         let (tb, issues) = crate::tb::Tablebases::new(&path);
+        // Every file is opened and its header and structure validated now,
+        // so a bad table is named here rather than failing in a search.
+        let mut bad = 0;
+        for issue in issues.iter().filter(|i| i.is_failure()) {
+            self.message(format!("bad tablebase file {issue}"));
+            bad += 1;
+        }
+        for table in tb.check_all() {
+            for file in [&table.wdl, &table.dtz] {
+                if let crate::tb::FileStatus::Failed { path, error } = file {
+                    self.message(format!("bad tablebase file {}: {error}", path.display()));
+                    bad += 1;
+                }
+            }
+        }
         let mut msg = format!("Found {} tablebases, largest {} pieces", tb.table_count(), tb.max_pieces());
-        let failures = issues.iter().filter(|i| i.is_failure()).count();
-        if failures > 0 {
-            msg.push_str(&format!(" ({failures} files could not be used; see `archivist tb info`)"));
+        if bad > 0 {
+            msg.push_str(&format!(" ({bad} bad files, named above, are not used)"));
         }
         self.tb = (tb.table_count() > 0).then(|| Arc::new(tb));
         Some(msg)

@@ -174,6 +174,11 @@ pub struct Shared {
     pub pondering: AtomicBool,
     pub node_counts: Vec<AtomicU64>,
     pub tbhits: AtomicU64,
+    /// Tablebase probes that failed on a bad or unreadable file (a missing
+    /// table is no failure), and the first such error: reported once, at
+    /// the end of the search.
+    pub tb_errors: AtomicU64,
+    pub first_tb_error: parking_lot::Mutex<Option<crate::tb::TbError>>,
     pub start: Instant,
 }
 
@@ -184,12 +189,31 @@ impl Shared {
             pondering: AtomicBool::new(pondering),
             node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             tbhits: AtomicU64::new(0),
+            tb_errors: AtomicU64::new(0),
+            first_tb_error: parking_lot::Mutex::new(None),
             start: Instant::now(),
         }
     }
 
     pub fn total_nodes(&self) -> u64 {
         self.node_counts.iter().map(|n| n.load(Relaxed)).sum()
+    }
+
+    /// Counts a failed tablebase probe (a missing table is not counted).
+    pub fn tb_failed(&self, error: crate::tb::TbError) {
+        if matches!(error, crate::tb::TbError::MissingTable { .. }) {
+            return;
+        }
+        if self.tb_errors.fetch_add(1, Relaxed) == 0 {
+            *self.first_tb_error.lock() = Some(error);
+        }
+    }
+
+    /// The one report of this search's failed probes, if there were any.
+    pub fn tb_error_report(&self) -> Option<String> {
+        let n = self.tb_errors.load(Relaxed);
+        let first = self.first_tb_error.lock().clone()?;
+        Some(format!("tablebase probe failed {n} time(s); first: {first}"))
     }
 
     pub fn elapsed_ms(&self) -> u64 {
@@ -647,7 +671,13 @@ impl Worker {
         {
             return None;
         }
-        let wdl = tb.probe_wdl(&self.board).ok()?;
+        let wdl = match tb.probe_wdl(&self.board) {
+            Ok(wdl) => wdl,
+            Err(e) => {
+                ctx.shared.tb_failed(e);
+                return None;
+            }
+        };
         ctx.shared.tbhits.fetch_add(1, Relaxed);
         use crate::tb::Wdl;
         let rule50 = ctx.config.tb_50_move_rule;
@@ -796,4 +826,25 @@ pub struct Ctx<'a> {
     pub limits: &'a Limits,
     pub config: &'a SearchConfig,
     pub report: Option<&'a Reporter>,
+}
+
+#[cfg(test)]
+mod tb_error_tests {
+    use super::Shared;
+    use crate::tb::{TableName, TbError};
+
+    #[test]
+    fn failed_probes_are_counted_and_reported_once_with_the_first_error() {
+        let shared = Shared::new(1, false);
+        assert_eq!(shared.tb_error_report(), None);
+        let missing = TbError::MissingTable { name: TableName(Default::default()) };
+        shared.tb_failed(missing);
+        assert_eq!(shared.tb_error_report(), None, "a missing table is no failure");
+        let corrupt = |offset| TbError::Corrupt { file: "KQvK.rtbw".into(), offset, reason: "bad block" };
+        shared.tb_failed(corrupt(64));
+        shared.tb_failed(corrupt(128));
+        let report = shared.tb_error_report().unwrap();
+        assert!(report.starts_with("tablebase probe failed 2 time(s)"), "{report}");
+        assert!(report.contains("KQvK.rtbw at offset 64"), "{report}");
+    }
 }

@@ -69,6 +69,9 @@ pub fn run(
         }
         shared.stop.store(true, Relaxed);
     });
+    if let (Some(report), Some(text)) = (report, shared.tb_error_report()) {
+        report(SearchEvent::Message(text));
+    }
     let nodes = shared.total_nodes();
     let Some(best_rm) = main.root_moves.first() else {
         return Outcome { nodes, ..empty_outcome() };
