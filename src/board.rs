@@ -28,7 +28,7 @@ use zobrist::ZOBRIST;
 pub use fen::FenError;
 pub use movegen::MoveList;
 
-/// Castling-right bits as in Stockfish and FORMATS.md.
+/// Castling-right bits as in Stockfish (docs/formats.md#engine-key).
 pub const WHITE_OO: u8 = 1;
 pub const WHITE_OOO: u8 = 2;
 pub const BLACK_OO: u8 = 4;

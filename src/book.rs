@@ -1,9 +1,9 @@
 //! Opening books on disk, the conversions between them, and book moves in play.
 //!
-//! * [`yacb`]: the engine's own book (seed 000), read over `memmap2`;
+//! * [`yacb`]: the engine's own book (docs/formats.md#yacb), read over `memmap2`;
 //!   [`select`]: choosing a book move for play.
-//! * [`polyglot`]: the Polyglot format (seed 002), read over `memmap2`.
-//! * [`sbob`]: the SBOB container (seed 003) and its chess mapping;
+//! * [`polyglot`]: the Polyglot format (docs/formats.md#polyglot), read over `memmap2`.
+//! * [`sbob`]: the SBOB container (docs/formats.md#sbob) and its chess mapping;
 //!   [`json`]: SBOB's JSON form.
 //! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`.
 //! * [`convert`]: conversions among Polyglot, SBOB and JSON.

@@ -1,4 +1,4 @@
-//! Compressed-board game records (seed 001; decisions in `FORMATS.md`): the
+//! Compressed-board game records (decisions in [docs/formats.md#records](../docs/formats.md#records)): the
 //! training-data format of `selfplay`, byte for byte the one read by the
 //! `montyformat` crate (version 0.10). A file is a plain concatenation of
 //! games; there is no file header, so files can be joined with `cat`.

@@ -1,6 +1,6 @@
 //! The transposition table: shared by all search threads without locks.
 //!
-//! Each entry is exactly an SFTT entry (see `FORMATS.md`), 16 bytes:
+//! Each entry is exactly an SFTT entry (see docs/formats.md#sftt), 16 bytes:
 //!
 //! | bits of `data` | field        | meaning                                             |
 //! |----------------|--------------|-----------------------------------------------------|

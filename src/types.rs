@@ -1,7 +1,7 @@
 //! Basic chess types: colours, pieces, squares, bitboards and the engine move.
 //!
 //! Invariants: a [`Square`] is always in `0..64` (a1 = 0, b1 = 1, …, h8 = 63);
-//! a [`Move`] is the Stockfish 16-bit encoding described in `FORMATS.md`
+//! a [`Move`] is the Stockfish 16-bit encoding described in [docs/formats.md#engine-move](../docs/formats.md#engine-move)
 //! (bits 0–5 destination, 6–11 origin, 12–13 promotion piece − knight,
 //! 14–15 kind); castling is always stored king-takes-rook.
 

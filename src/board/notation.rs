@@ -7,7 +7,7 @@
 //!   accepts `O-O`/`0-0`, optional `x`, `=`, check marks and annotations.
 //! * Polyglot: bits 0–2 to-file, 3–5 to-row, 6–8 from-file, 9–11 from-row,
 //!   12–14 promotion (N=1 … Q=4); castling is king-takes-rook.
-//! * Record (seed 001): `flag | to << 4 | from << 10`, castling as the king
+//! * Record ([docs/formats.md#records-move](../../docs/formats.md#records-move)): `flag | to << 4 | from << 10`, castling as the king
 //!   moving to the c- or g-file with flag 3 or 2.
 //!
 //! Every parser matches against the legal moves, so its result is legal.

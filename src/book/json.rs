@@ -1,4 +1,4 @@
-//! SBOB's JSON form (seed 003; FORMATS.md "SBOB"), for development and review.
+//! SBOB's JSON form ([docs/formats.md#sbob-json](../../docs/formats.md#sbob-json)), for development and review.
 //!
 //! ```json
 //! {

@@ -1,4 +1,4 @@
-//! Polyglot opening books (seed 002; FORMATS.md "Polyglot"). Big-endian.
+//! Polyglot opening books ([docs/formats.md#polyglot](../../docs/formats.md#polyglot)). Big-endian.
 //!
 //! A book is a bare array of 16-byte entries, no header:
 //!

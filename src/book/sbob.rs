@@ -1,4 +1,4 @@
-//! SBOB opening books (seed 003; FORMATS.md "SBOB"). Little-endian.
+//! SBOB opening books ([docs/formats.md#sbob](../../docs/formats.md#sbob)). Little-endian.
 //!
 //! The container is game-agnostic: a position is a FEN string (a shogi SFEN
 //! passes through untouched) and a move is a pair of `(row, col)` squares

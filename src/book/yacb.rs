@@ -1,4 +1,4 @@
-//! YACB: the engine's own opening book (seed 000, FORMATS.md). All integers
+//! YACB: the engine's own opening book ([docs/formats.md#yacb](../../docs/formats.md#yacb)). All integers
 //! little-endian.
 //!
 //! | offset | size   | field      | validated                                         |

@@ -10,7 +10,7 @@
 //! | anything else           | centipawns         | the score, white's view        | flipped bound |
 //!
 //! "Flipped": a lower bound for black is an upper bound for white
-//! (FORMATS.md). Perf% entries are statistics, not search values, and DTZ
+//! ([docs/formats.md#yacb-value](../../docs/formats.md#yacb-value)). Perf% entries are statistics, not search values, and DTZ
 //! entries are values only when proven (a sign: win, draw or loss).
 //!
 //! **BookInSearch.** While the game ply is within `BookDepth`, the root

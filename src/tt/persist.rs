@@ -1,4 +1,4 @@
-//! SFTT: the transposition table saved to disk (seed 000, FORMATS.md).
+//! SFTT: the transposition table saved to disk ([docs/formats.md#sftt](../../docs/formats.md#sftt)).
 //! All integers little-endian.
 //!
 //! | offset | size | field             | validated                                   |
