@@ -27,6 +27,8 @@ pub mod records;
 pub mod search;
 pub mod selfplay;
 pub mod tb;
+#[cfg(test)]
+pub mod testdata;
 pub mod tt;
 pub mod types;
 pub mod uci;

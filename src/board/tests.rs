@@ -5,9 +5,9 @@ use super::zobrist::{engine_key, polyglot_key, stockfish_d_key};
 use super::*;
 use crate::perft::perft;
 
+/// Committed outside data (engine-tests/data/shared): always present.
 fn shared(path: &str) -> String {
-    let p = format!("{}/../shared/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {p}: {e}"))
+    crate::testdata::read(path).unwrap_or_else(|| panic!("{path}: committed test data is missing"))
 }
 
 fn csv_rows(path: &str) -> Vec<Vec<String>> {
@@ -92,7 +92,7 @@ fn formats_md_check_values() {
 
 #[test]
 fn polyglot_keys_match_the_nine_seed_test_keys() {
-    let seed = shared("seeds/002_07b4f2241eb1506e.txt");
+    let seed = shared("seeds/002-polyglot-test-keys.txt");
     let mut fen = None;
     let mut n = 0;
     for line in seed.lines() {
@@ -207,7 +207,7 @@ fn is_legal_agrees_with_generation_on_random_raw_moves() {
 
 #[test]
 fn san_round_trips_over_every_game_in_shared_pgn() {
-    let dir = format!("{}/../shared/pgn", env!("CARGO_MANIFEST_DIR"));
+    let dir = crate::testdata::path("pgn").expect("committed test PGNs");
     let mut moves = 0;
     let mut files = 0;
     for entry in std::fs::read_dir(&dir).expect("pgn dir") {

@@ -23,8 +23,7 @@ impl Rng {
 }
 
 fn vector_fens() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/vectors/keys.csv");
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let text = crate::testdata::read("vectors/keys.csv").expect("committed key vectors");
     text.lines()
         .skip(1)
         .filter_map(|l| l.split(';').next())

@@ -3,12 +3,8 @@ use crate::pgn;
 use proptest::prelude::*;
 use std::path::PathBuf;
 
-fn shared(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(path)
-}
-
 fn pgn_games(name: &str) -> Vec<pgn::Game> {
-    let text = std::fs::read_to_string(shared(&format!("pgn/{name}"))).unwrap();
+    let text = crate::testdata::read(&format!("pgn/{name}")).expect("committed test PGNs");
     pgn::parse(&text)
 }
 

@@ -246,10 +246,11 @@ fn book_walk_follows_the_book_until_it_runs_out() {
 
 #[test]
 fn polyglot_and_yacb_books_give_openings_and_missing_files_are_errors() {
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared");
-    let source = open_book(&Path::new(shared).join("books/performance.bin"), false, 8).unwrap();
-    let b = source.opening(&mut Rng::new(3)).unwrap();
-    assert!(b.plies_since_setup() > 0, "the walk played book moves");
+    if let Some(performance) = crate::testdata::path("books/performance.bin") {
+        let source = open_book(&performance, false, 8).unwrap();
+        let b = source.opening(&mut Rng::new(3)).unwrap();
+        assert!(b.plies_since_setup() > 0, "the walk played book moves");
+    }
     let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb");
     let yacb = open_book(Path::new(golden), false, 8).unwrap();
     let b = yacb.opening(&mut Rng::new(3)).unwrap();
@@ -259,7 +260,8 @@ fn polyglot_and_yacb_books_give_openings_and_missing_files_are_errors() {
 
 #[test]
 fn tablebases_adjudicate_covered_positions() {
-    let tb = open_tablebases(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/syzygy")).unwrap();
+    let Some(dir) = crate::testdata::path("syzygy") else { return };
+    let tb = open_tablebases(dir.to_str().unwrap()).unwrap();
     let won = Board::from_fen("8/8/8/4k3/1Q6/8/8/6K1 w - - 0 1", false).unwrap();
     assert_eq!(tb.adjudicate(&won), Some(GameResult::WhiteWin));
     let drawn = Board::from_fen("8/r7/1R6/1K6/8/8/7k/8 b - - 0 1", false).unwrap();

@@ -6,8 +6,9 @@ use crate::book::sbob::{square_field, SbobMove};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-fn shared(path: &str) -> PathBuf {
-    PathBuf::from(format!("{}/../shared/{path}", env!("CARGO_MANIFEST_DIR")))
+/// A shared test file, or `None` when it is not available (the test skips).
+fn shared(path: &str) -> Option<PathBuf> {
+    crate::testdata::path(path)
 }
 
 fn data(name: &str) -> PathBuf {
@@ -31,7 +32,7 @@ fn triples(entries: impl Iterator<Item = PolyglotEntry>) -> BTreeSet<(u64, u16, 
 
 #[test]
 fn formats_are_told_by_content() {
-    assert_eq!(detect(&std::fs::read(shared("books/lasker-trap.bin")).unwrap()), BookFormat::Polyglot);
+    assert_eq!(detect(&std::fs::read(shared("books/lasker-trap.bin").unwrap()).unwrap()), BookFormat::Polyglot);
     assert_eq!(detect(&std::fs::read(data("sbob_golden.sbob")).unwrap()), BookFormat::Sbob);
     assert_eq!(detect(&std::fs::read(data("sbob_golden.json")).unwrap()), BookFormat::Json);
     assert_eq!(detect(b" \n{}"), BookFormat::Json);
@@ -43,7 +44,8 @@ fn formats_are_told_by_content() {
 
 #[test]
 fn polyglot_round_trips_through_sbob_and_json_keeping_reached_legal_entries() {
-    let book = PolyglotBook::open(&shared("books/performance.bin")).unwrap();
+    let Some(performance) = shared("books/performance.bin") else { return };
+    let book = PolyglotBook::open(&performance).unwrap();
     let (sbob_book, report) = polyglot_to_sbob(&book, &start());
     assert!(report.positions > 10_000, "{report}");
     assert_eq!(report.moves + report.illegal_moves + report.unreachable_entries, book.len(), "{report}");
@@ -68,7 +70,7 @@ fn polyglot_round_trips_through_sbob_and_json_keeping_reached_legal_entries() {
 
 #[test]
 fn a_one_sided_book_converts_and_comes_back_byte_for_byte() {
-    let path = shared("books/lasker-trap.bin");
+    let path = shared("books/lasker-trap.bin").unwrap();
     let (out_sbob, out_json, out_bin) = (temp("lasker.sbob"), temp("lasker.json"), temp("lasker.bin"));
     let r = convert(&path, &out_sbob, BookFormat::Sbob, &[]).unwrap();
     assert_eq!((r.positions, r.moves, r.unreachable_entries), (7, 7, 0), "{r}");
@@ -82,7 +84,7 @@ fn a_one_sided_book_converts_and_comes_back_byte_for_byte() {
 
 #[test]
 fn unreachable_entries_are_counted_and_roots_reach_them() {
-    let path = shared("books/lasker-trap.bin");
+    let path = shared("books/lasker-trap.bin").unwrap();
     let book = PolyglotBook::open(&path).unwrap();
     // From a position after 1.d4 d5 2.c4 e5 3.dxe5 the first four entries are behind us.
     let mut b = Board::startpos();
@@ -154,8 +156,9 @@ fn to_polyglot_clamps_weights_drops_evaluations_and_skips_what_is_not_chess() {
 #[test]
 fn polyglot_to_polyglot_rewrites_in_book_order() {
     let out = temp("perf.bin");
-    let r = convert(&shared("books/performance.bin"), &out, BookFormat::Polyglot, &[]).unwrap();
-    let original = PolyglotBook::open(&shared("books/performance.bin")).unwrap();
+    let Some(performance) = shared("books/performance.bin") else { return };
+    let r = convert(&performance, &out, BookFormat::Polyglot, &[]).unwrap();
+    let original = PolyglotBook::open(&performance).unwrap();
     let rewritten = PolyglotBook::open(&out).unwrap();
     assert_eq!(r.moves, original.len());
     let mut expected: Vec<PolyglotEntry> = original.iter().collect();
@@ -188,7 +191,6 @@ mod yacb_conversions {
     }
 
     const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb");
-    const PERFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/books/performance.bin");
 
     #[test]
     fn yacb_to_json_and_back_keeps_reached_keys_best_moves_and_values() {
@@ -221,11 +223,12 @@ mod yacb_conversions {
         let d = dir("pg");
         let y = d.join("p.yacb");
         let back = d.join("p.bin");
-        let r = convert(std::path::Path::new(PERFORMANCE), &y, BookFormat::Yacb, &[]).unwrap();
+        let Some(performance) = crate::testdata::path("books/performance.bin") else { return };
+        let r = convert(&performance, &y, BookFormat::Yacb, &[]).unwrap();
         assert!(r.positions > 50_000, "{r:?}");
         let book = YacbBook::open(&y).unwrap();
         book.verify().unwrap();
-        let pg = crate::book::polyglot::PolyglotBook::open(std::path::Path::new(PERFORMANCE)).unwrap();
+        let pg = crate::book::polyglot::PolyglotBook::open(&performance).unwrap();
         // Walk a few plies: the YACB best move is one of the heaviest Polyglot moves.
         let mut board = crate::board::Board::startpos();
         for _ in 0..8 {

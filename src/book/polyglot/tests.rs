@@ -6,8 +6,9 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
 
-fn shared(path: &str) -> PathBuf {
-    PathBuf::from(format!("{}/../shared/{path}", env!("CARGO_MANIFEST_DIR")))
+/// A shared test file, or `None` when it is not available (the test skips).
+fn shared(path: &str) -> Option<PathBuf> {
+    crate::testdata::path(path)
 }
 
 const GNUCHESS_BOOK: &str = "/usr/share/games/gnuchess/book.bin";
@@ -105,7 +106,7 @@ fn empty_book_opens_and_has_no_moves() {
 /// position along the Lasker Trap, weight 2, learn 0.
 #[test]
 fn lasker_trap_golden_book_reads_as_python_chess_reads_it() {
-    let book = PolyglotBook::open(&shared("books/lasker-trap.bin")).unwrap();
+    let book = PolyglotBook::open(&shared("books/lasker-trap.bin").unwrap()).unwrap();
     assert_eq!(book.len(), 7);
     let mut b = Board::startpos();
     let line = "d4 d5 c4 e5 dxe5 d4 e3 Bb4+ Bd2 dxe3 Bxb4 exf2+ Ke2 fxg1=N+";
@@ -192,7 +193,9 @@ fn every_vector_position_reads_exactly_as_python_chess_reads_it() {
     let path = format!("{}/engine-tests/data/polyglot_vectors.txt.gz", env!("CARGO_MANIFEST_DIR"));
     let mut text = String::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_string(&mut text).unwrap();
-    let mut books: HashMap<String, PolyglotBook> = HashMap::new();
+    // A book that is not available here (performance.bin without ../shared,
+    // gnuchess's without Debian's package) has its lines skipped.
+    let mut books: HashMap<String, Option<PolyglotBook>> = HashMap::new();
     let mut per_book: HashMap<String, (usize, usize)> = HashMap::new();
     for line in text.lines() {
         let mut fields = line.split(';');
@@ -202,10 +205,14 @@ fn every_vector_position_reads_exactly_as_python_chess_reads_it() {
             panic!("bad vector line {line}")
         };
         let book = books.entry(name.to_string()).or_insert_with(|| {
-            let path = if name == "book.bin" { PathBuf::from(GNUCHESS_BOOK) } else { shared(&format!("books/{name}")) };
-            PolyglotBook::open(&path)
-                .unwrap_or_else(|e| panic!("{e} (Debian's gnuchess-book is installed by `make deps`)"))
+            let path = if name == "book.bin" {
+                crate::testdata::system_file(GNUCHESS_BOOK)
+            } else {
+                shared(&format!("books/{name}"))
+            };
+            path.map(|p| PolyglotBook::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
         });
+        let Some(book) = book.as_ref() else { continue };
         let b = board(fen);
         assert_eq!(format!("{:016x}", polyglot_key(&b)), key, "{fen}");
         let ours: Vec<String> =
@@ -216,10 +223,13 @@ fn every_vector_position_reads_exactly_as_python_chess_reads_it() {
         count.1 += ours.len();
     }
     let positions: usize = per_book.values().map(|c| c.0).sum();
-    assert!(positions >= 10_000, "{per_book:?}");
+    let all_books = books.values().all(Option::is_some);
+    assert!(positions >= 10_000 || !all_books, "{per_book:?}");
     for name in ["lasker-trap.bin", "performance.bin", "book.bin"] {
-        assert!(per_book.get(name).is_some_and(|c| c.1 > 0), "{name}: {per_book:?}");
+        let available = books.get(name).is_some_and(Option::is_some);
+        assert!(!available || per_book.get(name).is_some_and(|c| c.1 > 0), "{name}: {per_book:?}");
     }
+    assert!(books.get("lasker-trap.bin").is_some_and(Option::is_some), "the committed book is always read");
 }
 
 proptest! {

@@ -133,7 +133,7 @@ fn key_type_one_uses_the_embedded_table() {
 
 #[test]
 fn built_book_keys_equal_the_vector_engine_keys() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/vectors/keys.csv")).unwrap();
+    let text = crate::testdata::read("vectors/keys.csv").expect("committed key vectors");
     let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(';').collect()).collect();
     let entries: Vec<YacbEntry> =
         rows.iter().map(|r| e(KeyType::Engine.key(&Board::from_fen(r[0], false).unwrap()), 0, 0)).collect();
