@@ -9,6 +9,7 @@
 
 pub mod book;
 pub mod ordering;
+pub mod params;
 pub mod see;
 pub mod thread;
 pub mod time;
@@ -18,6 +19,7 @@ use crate::eval::evaluate;
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::{Move, PieceType};
 use ordering::{is_bad_capture_score, is_noisy, History, MovePicker};
+use params as P;
 use see::see_ge;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -295,7 +297,7 @@ pub struct Worker {
 fn lmr(depth: i32, moves: usize) -> i32 {
     let d = (depth.clamp(1, 63)) as f64;
     let m = (moves.clamp(1, 63)) as f64;
-    (0.75 + d.ln() * m.ln() / 2.25) as i32
+    (P::LMR_BASE + d.ln() * m.ln() / P::LMR_DIVISOR) as i32
 }
 
 impl Worker {
@@ -408,7 +410,7 @@ impl Worker {
             if !pv_node
                 && e.depth() >= depth
                 && tt_value != NO_VALUE
-                && self.board.halfmove_clock() < 90
+                && self.board.halfmove_clock() < P::CUT_MAX_RULE50
                 && e.bound().cuts(tt_value, alpha, beta)
             {
                 return tt_value;
@@ -421,7 +423,7 @@ impl Worker {
         if !root {
             if let Some((book_move, book_value)) = ctx.config.book.as_ref().and_then(|b| b.probe(&self.board, ply)) {
                 if let Some((v, bound)) = book_value {
-                    if !pv_node && bound.cuts(v, alpha, beta) && self.board.halfmove_clock() < 90 {
+                    if !pv_node && bound.cuts(v, alpha, beta) && self.board.halfmove_clock() < P::CUT_MAX_RULE50 {
                         return v;
                     }
                 }
@@ -472,8 +474,8 @@ impl Worker {
             self.board.color_bb(us) & !(self.board.type_bb(PieceType::Pawn) | self.board.type_bb(PieceType::King));
 
         // Step 5. Reverse futility pruning.
-        if !pv_node && !in_check && depth <= 8 && eval.abs() < TB_WIN_IN_MAX_PLY {
-            let margin = 80 * (depth - improving as i32);
+        if !pv_node && !in_check && depth <= P::RFP_MAX_DEPTH && eval.abs() < TB_WIN_IN_MAX_PLY {
+            let margin = P::RFP_MARGIN * (depth - improving as i32);
             if eval - margin >= beta {
                 return eval;
             }
@@ -482,14 +484,14 @@ impl Worker {
         // Step 6. Null-move pruning.
         if !pv_node
             && !in_check
-            && depth >= 3
+            && depth >= P::NMP_MIN_DEPTH
             && eval >= beta
             && non_pawn.any()
             && ply > 0
             && self.frames[ply - 1].current != Move::NULL
             && beta.abs() < TB_WIN_IN_MAX_PLY
         {
-            let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+            let r = P::NMP_BASE + depth / P::NMP_DEPTH_DIV + ((eval - beta) / P::NMP_EVAL_DIV).min(P::NMP_EVAL_MAX);
             self.frames[ply].current = Move::NULL;
             self.board.make_null_move();
             let v = -self.search(ctx, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
@@ -503,7 +505,7 @@ impl Worker {
         }
 
         // Step 7. Internal iterative reduction: no TT move, search shallower.
-        if depth >= 4 && tt_move.is_none() && (pv_node || cut_node) {
+        if depth >= P::IIR_MIN_DEPTH && tt_move.is_none() && (pv_node || cut_node) {
             depth -= 1;
         }
 
@@ -538,17 +540,18 @@ impl Worker {
             // every move so far loses to a mate).
             if !root && best > -TB_WIN_IN_MAX_PLY && non_pawn.any() {
                 if !noisy {
-                    let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
-                    if depth <= 8 && move_count > lmp_limit.max(2) && !in_check {
+                    let lmp_limit = (P::LMP_BASE + depth * depth) as usize / if improving { 1 } else { 2 };
+                    let shallow = depth <= P::QUIET_PRUNE_MAX_DEPTH;
+                    if shallow && move_count > lmp_limit.max(P::LMP_MIN) && !in_check {
                         continue;
                     }
-                    if !in_check && depth <= 8 && static_eval + 100 + 120 * depth <= alpha {
+                    if !in_check && shallow && static_eval + P::FUTILITY_BASE + P::FUTILITY_PER_DEPTH * depth <= alpha {
                         continue;
                     }
-                    if depth <= 8 && !see_ge(&self.board, m, -60 * depth) {
+                    if shallow && !see_ge(&self.board, m, -P::SEE_QUIET_MARGIN * depth) {
                         continue;
                     }
-                } else if depth <= 6 && !see_ge(&self.board, m, -100 * depth) {
+                } else if depth <= P::SEE_NOISY_MAX_DEPTH && !see_ge(&self.board, m, -P::SEE_NOISY_MARGIN * depth) {
                     continue;
                 }
             }
@@ -560,19 +563,19 @@ impl Worker {
             self.board.make_move(m);
             ctx.tt.prefetch(self.board.key());
             let gives_check = self.board.in_check();
-            let extension = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
+            let extension = i32::from(gives_check && (ply as i32) < P::CHECK_EXTENSION_PLY_FACTOR * self.root_depth);
             let new_depth = depth - 1 + extension;
 
             // Step 11. Late-move reductions, then PVS re-searches.
             let mut v = -INFINITE;
             let reducible = !noisy || is_bad_capture_score(order_score);
-            if depth >= 3 && move_count > 1 + root as usize && reducible {
+            if depth >= P::LMR_MIN_DEPTH && move_count > 1 + root as usize && reducible {
                 let mut r = lmr(depth, move_count);
                 r -= pv_node as i32;
                 r += !improving as i32;
                 r += cut_node as i32;
                 r -= gives_check as i32;
-                r -= hist / 6000;
+                r -= hist / P::LMR_HISTORY_DIV;
                 let d = (new_depth - r).clamp(1, new_depth.max(1));
                 v = -self.search(ctx, -alpha - 1, -alpha, d, ply + 1, true);
                 if v > alpha && d < new_depth {
@@ -622,7 +625,7 @@ impl Worker {
                     alpha = v;
                 }
             }
-            if !noisy && m != best_move && quiets_tried.len() < 64 {
+            if !noisy && m != best_move && quiets_tried.len() < P::QUIETS_TRIED_MAX {
                 quiets_tried.push(m);
             }
         }
@@ -634,7 +637,7 @@ impl Worker {
 
         // Step 15. Reward the move that failed high; punish the quiets tried before it.
         if best >= beta && !is_noisy(&self.board, best_move) {
-            let bonus = (300 * depth - 250).min(1500);
+            let bonus = (P::HISTORY_BONUS_MUL * depth - P::HISTORY_BONUS_SUB).min(P::HISTORY_BONUS_MAX);
             self.history.update(&self.board, best_move, bonus);
             for &q in &quiets_tried {
                 self.history.update(&self.board, q, -bonus);
@@ -769,7 +772,7 @@ impl Worker {
                 }
                 // Delta pruning: even winning the piece cannot reach alpha.
                 let gain = self.board.piece_on(m.to()).map_or(100, |p| see::SEE_VALUES[p.kind().index()]);
-                if m.promotion_piece().is_none() && static_eval + gain + 200 <= alpha {
+                if m.promotion_piece().is_none() && static_eval + gain + P::DELTA_MARGIN <= alpha {
                     continue;
                 }
             }

@@ -5,6 +5,7 @@
 //! helpers, and reports `bestmove` after all of them have finished. Only
 //! the main worker (id 0) reports `info` lines.
 
+use super::params as P;
 use super::time::budget;
 use super::{
     Ctx, InfoLine, Limits, Reporter, RootMove, Score, SearchConfig, SearchEvent, Shared, Worker, INFINITE,
@@ -200,7 +201,7 @@ impl Worker {
         }
         for depth in first_depth..=max_depth {
             // Lazy SMP: helpers skip some depths so threads spread over the tree.
-            if !main && depth > 1 && (depth as usize + self.id) % 4 == 0 {
+            if !main && depth > 1 && (depth as usize + self.id) % P::SMP_SKIP_CYCLE == 0 {
                 continue;
             }
             self.root_depth = depth;
@@ -256,14 +257,17 @@ impl Worker {
             // search exactly that long (the hard limit ends it).
             if limits.clock.is_some() && limits.movetime_ms.is_none() {
                 let scale = match stability {
-                    0 => 1.4,
-                    1 => 1.1,
-                    2..=3 => 0.9,
-                    _ => 0.7,
+                    0 => P::STABILITY_SCALE[0],
+                    1 => P::STABILITY_SCALE[1],
+                    2..=3 => P::STABILITY_SCALE[2],
+                    _ => P::STABILITY_SCALE[3],
                 };
                 let elapsed = ctx.shared.elapsed_ms() as f64;
-                let single_reply = self.root_moves.len() == 1 && depth >= 4;
-                if elapsed > optimum_ms as f64 * scale || single_reply || elapsed > maximum_ms as f64 * 0.9 {
+                let single_reply = self.root_moves.len() == 1 && depth >= P::SINGLE_REPLY_DEPTH;
+                if elapsed > optimum_ms as f64 * scale
+                    || single_reply
+                    || elapsed > maximum_ms as f64 * P::MAXIMUM_TIME_SHARE
+                {
                     break;
                 }
             }
@@ -278,8 +282,8 @@ impl Worker {
     /// window around the previous score until the result falls inside it.
     fn aspiration(&mut self, ctx: &Ctx, depth: i32, pv_idx: usize) {
         let prev = self.root_moves[pv_idx].prev_score;
-        let mut delta = 20;
-        let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_IN_MAX_PLY {
+        let mut delta = P::ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= P::ASPIRATION_MIN_DEPTH && prev.abs() < MATE_IN_MAX_PLY {
             ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
         } else {
             (-INFINITE, INFINITE)

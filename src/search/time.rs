@@ -31,7 +31,7 @@ pub fn budget(clock: &Clock, overhead_ms: u64) -> Budget {
     let avail = time.saturating_sub(overhead_ms).max(1);
     let horizon = match clock.movestogo {
         Some(m) => m.clamp(1, 60) as u64,
-        None => 32,
+        None => super::params::MOVES_HORIZON,
     };
     let mut optimum = avail / horizon + inc * 3 / 4;
     let mut maximum = if horizon == 1 { avail * 4 / 5 } else { (optimum * 5).min(avail * 2 / 5) };
