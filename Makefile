@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
 
-.PHONY: all build run test unit-test engine-test lint bench-check debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: all build run test unit-test engine-test lint bench-check debug-game debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -36,8 +36,11 @@ $(VENV)/.ok: engine-tests/requirements.txt
 
 test: deps build unit-test engine-test
 
+# The unit tests run in the test profile: optimised, with debug assertions
+# and overflow checks on, so the Board consistency check runs after every
+# make/unmake. (`cargo test --release` runs the same tests without them.)
 unit-test:
-	$(CARGO) test --release
+	$(CARGO) test
 
 engine-test: deps build
 	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q engine-tests
@@ -51,17 +54,17 @@ lint:
 bench-check: build
 	engine-tests/check_bench.sh ./$(EXE)
 
-# Debug assertions on (the test profile: optimised, with debug assertions
-# and overflow checks, so the Board consistency check runs after every
-# make/unmake): the unit tests, then one short game between two debug
-# engines that fails on an illegal move, a stall or a crash.
-debug-test: deps
-	$(CARGO) test
+# One short game between two engines built with debug assertions (the
+# test profile), failing on an illegal move, a stall or a crash.
+debug-game: deps
 	$(CARGO) build --profile test --bin archivist
 	$(PY) engine-tests/debug_game.py target/debug/archivist
 
+# Everything with debug assertions on: the unit tests, then the game.
+debug-test: unit-test debug-game
+
 # What CI runs (.ci/run): the habits, then the README's test command.
-ci: deps lint bench-check debug-test test
+ci: deps lint bench-check debug-game test
 
 # A match against outside engines (not part of `make test`): GAMES per
 # opponent, in pairs over the built-in openings, at TC (BASE+INC seconds).
