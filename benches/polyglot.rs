@@ -11,8 +11,8 @@
 //! the virtualenv's).
 
 use archivist::board::Board;
-use archivist::book::convert::{self, BookFormat};
 use archivist::book::polyglot::PolyglotBook;
+use archivist::book::{convert, BookFormat};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -81,3 +81,20 @@ def test_unusable_book_is_reported_and_engine_keeps_searching(exe, tmp_path):
     lines, _ = u.bestmove(10)
     assert lines[-1].startswith("bestmove")
     u.close()
+
+
+def test_truncated_book_file_is_named_with_its_byte_offset(exe, tmp_path):
+    """A Polyglot book cut in the middle of an entry, next to a good one: the
+    bad one is named with the offset of its partial entry, the good one plays."""
+    good = ROOT / "engine-tests" / "data" / "shared" / "books" / "lasker-trap.bin"
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(good.read_bytes()[: 16 * 5 + 9])
+    sbob = ROOT / "engine-tests" / "data" / "sbob_golden.sbob"
+    u = Uci([exe])
+    u.handshake()
+    u.send(f"setoption name BookFile value {cut}:{sbob}:{good}")
+    msgs = [l for l in u.ready() if l.startswith("info string")]
+    assert any(f"not used: {cut}:" in l and "offset 80" in l for l in msgs), msgs
+    assert any(f"not used: {sbob}:" in l and "book convert" in l for l in msgs), msgs
+    assert any("1 book(s) loaded, 7 entries" in l for l in msgs), msgs
+    u.close()

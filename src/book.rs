@@ -6,7 +6,9 @@
 //! * [`sbob`]: the SBOB container (docs/formats.md#sbob) and its chess mapping;
 //!   [`json`]: SBOB's JSON form.
 //! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`.
-//! * [`convert`]: conversions among Polyglot, SBOB and JSON.
+//! * [`open()`]: opening any of them, told by content ([`sniff`]), with one
+//!   error type ([`BookError`]); [`walk_known`]: the one walk over a book's positions.
+//! * [`convert`]: conversions among Polyglot, SBOB, JSON and YACB.
 //! * [`stats`]: statistical YACB entries from PGN; [`elo`]: the Elo
 //!   estimate of analysis (nodes, threads, depth). Engine analysis and the
 //!   TT conversion live in [`crate::analysis`], above the search.
@@ -20,29 +22,35 @@ pub mod elo;
 pub mod json;
 pub mod make_book;
 pub mod merge;
+mod open;
 pub mod polyglot;
 pub mod sbob;
 pub mod select;
 pub mod stats;
 pub mod yacb;
 
+pub use open::{book_input, format_from_extension, open, read_head, sniff, Book, BookError, BookFormat, SNIFF_LEN};
+
 use crate::board::{Board, MoveList};
+use crate::types::Move;
 use std::collections::{HashSet, VecDeque};
 use std::io::Write;
 use std::path::Path;
 
-/// Breadth-first walk from `roots` (each visited whether known or not)
-/// through every legal move into positions whose key (`key`) `known`
-/// accepts, each key once, at most `max_ply` plies from a root. `visit` gets
-/// each position, its history cleared, with its legal moves. Used where only
-/// keys are stored and the positions must be found again: analysing a YACB
-/// book, converting a saved TT.
-pub fn walk_known(
+/// Breadth-first walk over the positions of a book (or of anything that
+/// stores positions by key): from `roots`, each visited whether known or
+/// not, through the legal moves that `follow` accepts, each position (by
+/// `key`) once, at most `max_ply` plies from a root. `visit` gets each
+/// position, its history cleared, with its legal moves, and returns what
+/// `follow` then needs to judge that position's moves: `follow(state, move,
+/// child_key)`. Polyglot and YACB conversions, `book analyse` and the TT
+/// conversion all walk through here.
+pub fn walk_known<S>(
     roots: &[Board],
     max_ply: usize,
     key: impl Fn(&Board) -> u64,
-    known: impl Fn(u64) -> bool,
-    mut visit: impl FnMut(&Board, &MoveList),
+    mut visit: impl FnMut(&Board, &MoveList) -> S,
+    mut follow: impl FnMut(&S, Move, u64) -> bool,
 ) {
     let mut seen = HashSet::new();
     let mut queue = VecDeque::new();
@@ -55,14 +63,15 @@ pub fn walk_known(
     }
     while let Some((mut b, ply)) = queue.pop_front() {
         let legal = b.legal_moves();
-        visit(&b, &legal);
+        let state = visit(&b, &legal);
         if ply >= max_ply {
             continue;
         }
         for m in legal.iter() {
             b.make_move(m);
             let k = key(&b);
-            if known(k) && seen.insert(k) {
+            if !seen.contains(&k) && follow(&state, m, k) {
+                seen.insert(k);
                 let mut child = b.clone();
                 child.clear_history();
                 queue.push_back((child, ply + 1));

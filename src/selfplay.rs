@@ -128,21 +128,19 @@ impl openings::BookMoves for PolyglotMoves {
     }
 }
 
-/// Opens a YACB or Polyglot opening book (told apart by content) as an
-/// opening source that walks the book from the start position.
+/// Opens a YACB or Polyglot opening book (told apart by content, through
+/// [`crate::book::open()`]) as an opening source that walks the book from the
+/// start position.
 pub fn open_book(path: &Path, chess960: bool, max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
+    use crate::book::Book;
     let name = path.display().to_string();
-    let err = |reason: String| OpeningError::Book { path: name.clone(), reason };
-    let mut head = [0u8; 4];
-    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head));
-    let n = read.map_err(|e| err(e.to_string()))?;
-    if n == 4 && &head == crate::book::yacb::MAGIC {
-        let book = crate::book::yacb::YacbBook::open(path).map_err(|e| err(e.to_string()))?;
-        book.verify().map_err(|e| err(e.to_string()))?;
-        Ok(Box::new(openings::BookWalk { book: YacbMoves(book, name.clone()), max_plies, chess960 }))
-    } else {
-        let book = crate::book::polyglot::PolyglotBook::open(path).map_err(|e| err(e.to_string()))?;
-        Ok(Box::new(openings::BookWalk { book: PolyglotMoves(book, name.clone()), max_plies, chess960 }))
+    match crate::book::open(path) {
+        Ok(Book::Yacb(book)) => Ok(Box::new(openings::BookWalk { book: YacbMoves(book, name), max_plies, chess960 })),
+        Ok(Book::Polyglot(book)) => {
+            Ok(Box::new(openings::BookWalk { book: PolyglotMoves(book, name), max_plies, chess960 }))
+        }
+        Ok(other) => Err(OpeningError::NotPlayable { path: name, format: other.format() }),
+        Err(source) => Err(OpeningError::Book { path: name, source }),
     }
 }
 

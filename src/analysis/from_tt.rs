@@ -64,8 +64,7 @@ pub fn convert(
     roots.extend(extra_roots.iter().cloned());
 
     let mut out = Vec::new();
-    let known = |k: u64| table.contains_key(&k);
-    crate::book::walk_known(&roots, usize::MAX, Board::key, known, |board, legal| {
+    let visit = |board: &Board, legal: &crate::board::MoveList| {
         let Some(e) = table.get(&board.key()) else { return };
         match value_to_entry(e.value as i32, e.bound(), board.side_to_move()) {
             Some((value_type, bound, value)) => {
@@ -86,7 +85,8 @@ pub fn convert(
             }
             None => stats.without_value += 1,
         }
-    });
+    };
+    crate::book::walk_known(&roots, usize::MAX, Board::key, visit, |_, _, k| table.contains_key(&k));
     let reached = out.len() as u64 + stats.without_value;
     stats.unreached = table.len() as u64 - reached;
     stats.written = out.len() as u64;

@@ -14,8 +14,8 @@
 //! to report.
 
 use crate::board::Board;
-use crate::book::convert::{self, BookFormat};
 use crate::book::yacb::{YacbBook, YacbError};
+use crate::book::{sniff, BookFormat};
 use crate::epd::EpdError;
 use crate::pgn::{self, ReadOptions, ReplayError};
 use std::collections::HashSet;
@@ -40,9 +40,7 @@ pub const HEAD_LEN: usize = 4096;
 /// EPD, and any other name is PGN when its first non-comment line starts
 /// with `[` or `1.`, EPD otherwise.
 pub fn input_kind(path: &Path, head: &[u8]) -> InputKind {
-    // LEAD: the one book sniff of this module; switch it to `crate::book::sniff`
-    // (H1) when that lands.
-    if convert::detect(head) == BookFormat::Yacb {
+    if sniff(head) == BookFormat::Yacb {
         return InputKind::Yacb;
     }
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
@@ -163,7 +161,7 @@ fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
     let roots = if roots.is_empty() { &start[..] } else { roots };
     let mut out = Vec::new();
     let key = |b: &Board| book.key_type().key(b);
-    crate::book::walk_known(roots, max_ply, key, |k| book.lookup(k).is_some(), |b, _| out.push(b.clone()));
+    crate::book::walk_known(roots, max_ply, key, |b, _| out.push(b.clone()), |_, _, k| book.lookup(k).is_some());
     out
 }
 

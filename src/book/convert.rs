@@ -10,80 +10,38 @@
 //! | SBOB/JSON/Polyglot → YACB | one entry per chess position: engine key, the heaviest legal move as best move, its evaluation as the value (cp, exact, source "other", elo −2000: the analysis behind it is unknown) | every other move and all weights; opening names, notations; non-chess positions (counted) |
 //! | X → X             | everything: the file is validated and rewritten canonically | nothing |
 //!
-//! Input formats are told by content ([`detect`]): `SBOB` magic, JSON text
-//! starting with `{`, else Polyglot (which has no header).
+//! Input books are opened through [`crate::book::open()`], which tells the
+//! format by content.
 
-use super::json::{self, JsonError};
-use super::polyglot::{self, PolyglotBook, PolyglotEntry, PolyglotError, WalkStats};
-use super::sbob::{self, SbobBook, SbobError, SbobPosition};
+use super::json;
+use super::polyglot::{self, PolyglotBook, PolyglotEntry};
+use super::sbob::{self, SbobBook, SbobPosition};
 use super::select::{same_move, score_to_cp};
-use super::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry, YacbError};
+use super::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
+use super::{Book, BookError, BookFormat};
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
-use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::path::Path;
 use thiserror::Error;
 
-/// A book format this module reads and writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BookFormat {
-    Polyglot,
-    Sbob,
-    Json,
-    Yacb,
-}
-
-impl fmt::Display for BookFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BookFormat::Polyglot => "polyglot",
-            BookFormat::Sbob => "sbob",
-            BookFormat::Json => "json",
-            BookFormat::Yacb => "yacb",
-        })
-    }
-}
-
+/// Why a conversion failed: reading the input book or writing the output
+/// (each message names the file, and for a damaged input the offset).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum ConvertError {
     #[error("{path}: {source}")]
-    Io { path: std::path::PathBuf, source: std::io::Error },
-    #[error(transparent)]
-    Polyglot(#[from] PolyglotError),
-    #[error(transparent)]
-    Sbob(#[from] SbobError),
-    #[error(transparent)]
-    Json(#[from] JsonError),
-    #[error(transparent)]
-    Yacb(#[from] YacbError),
+    Input { path: std::path::PathBuf, source: BookError },
+    #[error("writing {path}: {source}")]
+    Output { path: std::path::PathBuf, source: BookError },
 }
 
-/// The format of a book image, told by its content.
-pub fn detect(bytes: &[u8]) -> BookFormat {
-    if bytes.starts_with(yacb::MAGIC) {
-        return BookFormat::Yacb;
-    }
-    if bytes.starts_with(sbob::MAGIC) {
-        return BookFormat::Sbob;
-    }
-    let text_start = bytes.iter().position(|b| !b.is_ascii_whitespace());
-    if text_start.is_some_and(|i| bytes[i] == b'{') && std::str::from_utf8(bytes).is_ok() {
-        return BookFormat::Json;
-    }
-    BookFormat::Polyglot
+fn reading<E: Into<BookError>>(path: &Path) -> impl FnOnce(E) -> ConvertError + '_ {
+    move |e| ConvertError::Input { path: path.to_path_buf(), source: e.into() }
 }
 
-/// The format a file name suggests (`.bin` Polyglot, `.sbob`, `.json`).
-pub fn format_from_extension(path: &Path) -> Option<BookFormat> {
-    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-        "bin" | "polyglot" => Some(BookFormat::Polyglot),
-        "sbob" => Some(BookFormat::Sbob),
-        "json" => Some(BookFormat::Json),
-        "yacb" => Some(BookFormat::Yacb),
-        _ => None,
-    }
+fn writing<E: Into<BookError>>(path: &Path) -> impl FnOnce(E) -> ConvertError + '_ {
+    move |e| ConvertError::Output { path: path.to_path_buf(), source: e.into() }
 }
 
 /// Counts of what a conversion carried over and left behind.
@@ -108,6 +66,20 @@ pub struct Report {
     pub notations_dropped: usize,
 }
 
+impl Report {
+    /// The report of a second step (SBOB model → output) after this first
+    /// one (input → SBOB model): what the first step alone knows is kept.
+    fn then(self, second: Report) -> Report {
+        Report {
+            from: self.from,
+            unreachable_entries: self.unreachable_entries,
+            opening_names_dropped: self.opening_names_dropped,
+            notations_dropped: self.notations_dropped,
+            ..second
+        }
+    }
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} positions, {} moves", self.positions, self.moves)?;
@@ -130,24 +102,32 @@ impl fmt::Display for Report {
     }
 }
 
-/// Polyglot → SBOB: walks the book from `roots` (see [`polyglot::walk`]).
+/// Polyglot → SBOB: walks the book from `roots` through book moves and
+/// through every legal move into a position the book knows (moves a book
+/// leaves out: one-sided books, moves that never scored). Positions with
+/// legal book moves come out once each, in breadth-first order, their moves
+/// in file order.
 pub fn polyglot_to_sbob(book: &PolyglotBook, roots: &[Board]) -> (SbobBook, Report) {
     let mut positions = Vec::new();
-    let mut learn_dropped = 0;
-    let stats: WalkStats = polyglot::walk(book, roots, |board, moves| {
-        learn_dropped += moves.iter().filter(|m| m.learn != 0).count();
-        let moves = moves.iter().map(|m| sbob::from_chess_move(board, m.mv, m.weight as u32, 0)).collect();
-        positions.push(SbobPosition { fen: board.fen(), moves });
-    });
-    let report = Report {
-        from: Some(BookFormat::Polyglot),
-        positions: stats.positions,
-        moves: stats.entries,
-        unreachable_entries: stats.unreachable_entries,
-        illegal_moves: stats.illegal_entries,
-        learn_dropped,
-        ..Report::default()
+    let mut report = Report { from: Some(BookFormat::Polyglot), ..Report::default() };
+    let mut reached_entries = 0;
+    let visit = |board: &Board, _: &crate::board::MoveList| {
+        let in_file = book.range(polyglot_key(board)).len();
+        let moves = book.moves(board);
+        reached_entries += in_file;
+        report.illegal_moves += in_file - moves.len();
+        if !moves.is_empty() {
+            report.positions += 1;
+            report.moves += moves.len();
+            report.learn_dropped += moves.iter().filter(|m| m.learn != 0).count();
+            let sbob_moves = moves.iter().map(|m| sbob::from_chess_move(board, m.mv, m.weight as u32, 0)).collect();
+            positions.push(SbobPosition { fen: board.fen(), moves: sbob_moves });
+        }
+        moves.into_iter().map(|m| m.mv).collect::<Vec<_>>()
     };
+    let follow = |book_moves: &Vec<crate::types::Move>, m, child| book_moves.contains(&m) || book.contains_key(child);
+    super::walk_known(roots, usize::MAX, polyglot_key, visit, follow);
+    report.unreachable_entries = book.len() - reached_entries;
     (SbobBook { positions }, report)
 }
 
@@ -204,43 +184,29 @@ pub fn yacb_value_to_cp(e: &YacbEntry) -> i32 {
 }
 
 /// YACB → the SBOB model: a walk from `roots` through positions the book
-/// knows (see the module table).
+/// knows, and through each best move even into a position without an entry
+/// (the walk goes on through it into positions the book knows); see the
+/// module table.
 pub fn yacb_to_sbob(book: &YacbBook, roots: &[Board]) -> (SbobBook, Report) {
     let mut positions = Vec::new();
-    let mut seen = HashSet::new();
-    let mut queue: VecDeque<Board> = roots.iter().cloned().collect();
     let mut report = Report { from: Some(BookFormat::Yacb), ..Report::default() };
-    while let Some(mut b) = queue.pop_front() {
-        let key = book.key_type().key(&b);
-        if !seen.insert(key) {
-            continue;
-        }
-        let legal = b.legal_moves();
-        let entry = book.lookup(key);
-        if let Some(e) = entry {
-            let moves: Vec<_> = legal
-                .iter()
-                .filter(|&m| same_move(e.best_move, m))
-                .map(|m| sbob::from_chess_move(&b, m, 1, yacb_value_to_cp(&e)))
-                .collect();
-            report.illegal_moves += usize::from(moves.is_empty() && !e.best_move.is_none());
-            report.moves += moves.len();
-            positions.push(SbobPosition { fen: b.fen(), moves });
-        }
-        for m in legal.iter() {
-            b.make_move(m);
-            let k = book.key_type().key(&b);
-            // Known positions, and the best move's position even without an
-            // entry: the walk goes on through it into positions the book knows.
-            let bridge = entry.is_some_and(|e| same_move(e.best_move, m));
-            if !seen.contains(&k) && (bridge || book.lookup(k).is_some()) {
-                let mut child = b.clone();
-                child.clear_history();
-                queue.push_back(child);
-            }
-            b.unmake_move();
-        }
-    }
+    let key_type = book.key_type();
+    let visit = |b: &Board, legal: &crate::board::MoveList| {
+        let entry = book.lookup(key_type.key(b))?;
+        let moves: Vec<_> = legal
+            .iter()
+            .filter(|&m| same_move(entry.best_move, m))
+            .map(|m| sbob::from_chess_move(b, m, 1, yacb_value_to_cp(&entry)))
+            .collect();
+        report.illegal_moves += usize::from(moves.is_empty() && !entry.best_move.is_none());
+        report.moves += moves.len();
+        positions.push(SbobPosition { fen: b.fen(), moves });
+        Some(entry.best_move)
+    };
+    let follow = |best: &Option<crate::types::Move>, m, child| {
+        best.is_some_and(|b| same_move(b, m)) || book.lookup(child).is_some()
+    };
+    super::walk_known(roots, usize::MAX, |b| key_type.key(b), visit, follow);
     report.positions = positions.len();
     report.unreachable_entries = book.len().saturating_sub(positions.len());
     (SbobBook { positions }, report)
@@ -280,81 +246,55 @@ pub fn sbob_to_yacb(book: &SbobBook) -> (Vec<YacbEntry>, Report) {
     (entries, report)
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, ConvertError> {
-    std::fs::read(path).map_err(|source| ConvertError::Io { path: path.to_path_buf(), source })
-}
-
-/// An input book, decoded.
-enum Loaded {
-    Polyglot(PolyglotBook),
-    Sbob(SbobBook),
-    Json(json::JsonBook),
-    Yacb(YacbBook),
-}
-
-fn load(path: &Path) -> Result<Loaded, ConvertError> {
-    let bytes = read_bytes(path)?;
-    Ok(match detect(&bytes) {
-        BookFormat::Polyglot => Loaded::Polyglot(PolyglotBook::from_bytes(bytes)?),
-        BookFormat::Sbob => Loaded::Sbob(sbob::parse(&bytes)?),
-        BookFormat::Json => Loaded::Json(json::parse(&String::from_utf8_lossy(&bytes))?),
-        BookFormat::Yacb => {
-            let book = YacbBook::from_vec(bytes)?;
-            book.verify()?;
-            Loaded::Yacb(book)
-        }
-    })
-}
-
 /// Converts the book at `input` into `to` at `output`. `roots` are the walk's
 /// starting positions for Polyglot input (the start position when empty).
 pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> Result<Report, ConvertError> {
     let default_roots = [Board::startpos()];
     let roots = if roots.is_empty() { &default_roots[..] } else { roots };
-    let loaded = load(input)?;
+    let loaded = super::open(input).map_err(reading(input))?;
     let mut report = Report::default();
     // Everything but Polyglot → Polyglot goes through the SBOB model.
     let sbob_book = match loaded {
-        Loaded::Yacb(book) if to == BookFormat::Yacb => {
-            let entries = book.iter().collect::<Result<Vec<_>, _>>()?;
+        Book::Yacb(book) if to == BookFormat::Yacb => {
+            let entries = book.iter().collect::<Result<Vec<_>, _>>().map_err(reading(input))?;
             report.from = Some(BookFormat::Yacb);
             report.positions = entries.len();
             report.moves = entries.iter().filter(|e| !e.best_move.is_none()).count();
-            yacb::write(output, book.key_type(), entries)?;
+            yacb::write(output, book.key_type(), entries).map_err(writing(output))?;
             return Ok(report);
         }
-        Loaded::Yacb(book) => {
+        Book::Yacb(book) => {
             let (b, r) = yacb_to_sbob(&book, roots);
             report = r;
             b
         }
-        Loaded::Polyglot(book) if to == BookFormat::Polyglot => {
+        Book::Polyglot(book) if to == BookFormat::Polyglot => {
             let entries: Vec<PolyglotEntry> = book.iter().collect();
-            polyglot::write_book(output, &entries)?;
+            polyglot::write_book(output, &entries).map_err(writing(output))?;
             report.from = Some(BookFormat::Polyglot);
             report.positions =
                 entries.windows(2).filter(|w| w[0].key != w[1].key).count() + usize::from(!entries.is_empty());
             report.moves = entries.len();
             return Ok(report);
         }
-        Loaded::Polyglot(book) => {
+        Book::Polyglot(book) => {
             let (b, r) = polyglot_to_sbob(&book, roots);
             report = r;
             b
         }
-        Loaded::Sbob(b) => {
+        Book::Sbob(b) => {
             report.from = Some(BookFormat::Sbob);
             b
         }
-        Loaded::Json(j) => {
+        Book::Json(j) => {
             if to == BookFormat::Json {
-                json::write(output, &j)?;
+                json::write(output, &j).map_err(writing(output))?;
                 report.from = Some(BookFormat::Json);
                 report.positions = j.positions.len();
                 report.moves = j.positions.iter().map(|p| p.moves.len()).sum();
                 return Ok(report);
             }
-            let (b, dropped) = json::to_sbob(&j)?;
+            let (b, dropped) = json::to_sbob(&j).map_err(reading(input))?;
             report.from = Some(BookFormat::Json);
             report.opening_names_dropped = dropped.opening_names;
             report.notations_dropped = dropped.move_notations;
@@ -364,25 +304,13 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
     match to {
         BookFormat::Yacb => {
             let (entries, r) = sbob_to_yacb(&sbob_book);
-            yacb::write(output, &KeyType::Engine, entries)?;
-            Ok(Report {
-                from: report.from,
-                unreachable_entries: report.unreachable_entries,
-                opening_names_dropped: report.opening_names_dropped,
-                notations_dropped: report.notations_dropped,
-                ..r
-            })
+            yacb::write(output, &KeyType::Engine, entries).map_err(writing(output))?;
+            Ok(report.then(r))
         }
         BookFormat::Polyglot => {
             let (entries, r) = sbob_to_polyglot(&sbob_book);
-            polyglot::write_book(output, &entries)?;
-            Ok(Report {
-                from: report.from,
-                unreachable_entries: report.unreachable_entries,
-                opening_names_dropped: report.opening_names_dropped,
-                notations_dropped: report.notations_dropped,
-                ..r
-            })
+            polyglot::write_book(output, &entries).map_err(writing(output))?;
+            Ok(report.then(r))
         }
         BookFormat::Sbob | BookFormat::Json => {
             if !matches!(report.from, Some(BookFormat::Polyglot | BookFormat::Yacb)) {
@@ -390,9 +318,9 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
                 report.moves = sbob_book.positions.iter().map(|p| p.moves.len()).sum();
             }
             if to == BookFormat::Sbob {
-                sbob::write(output, &sbob_book)?;
+                sbob::write(output, &sbob_book).map_err(writing(output))?;
             } else {
-                json::write(output, &json::from_sbob(&sbob_book))?;
+                json::write(output, &json::from_sbob(&sbob_book)).map_err(writing(output))?;
             }
             Ok(report)
         }

@@ -35,7 +35,6 @@ use crate::board::notation::{castling_king_target, to_polyglot_move};
 use crate::board::zobrist::polyglot_key;
 use crate::board::{Board, MoveList};
 use crate::types::{Move, PieceType, Square};
-use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -350,68 +349,6 @@ pub fn write_book(path: &Path, entries: &[PolyglotEntry]) -> Result<(), Polyglot
         }
     }
     super::write_atomic(path, &encode(entries)).map_err(|source| PolyglotError::Io { path: path.to_path_buf(), source })
-}
-
-/// What [`walk`] found.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WalkStats {
-    /// Positions visited that have at least one legal book move.
-    pub positions: usize,
-    /// Entries of those positions whose moves are legal there.
-    pub entries: usize,
-    /// Entries at reached keys whose move is not legal there.
-    pub illegal_entries: usize,
-    /// Entries whose key no walked position has.
-    pub unreachable_entries: usize,
-}
-
-/// Enumerates the positions of a book: breadth-first from `roots` through
-/// book moves and through every legal move into a position the book knows
-/// (moves a book leaves out: one-sided books, moves that never scored).
-/// Calls `visit(board, moves)` once per distinct key with legal book moves,
-/// in breadth-first order; moves in file order.
-pub fn walk(book: &PolyglotBook, roots: &[Board], mut visit: impl FnMut(&mut Board, &[PolyglotMove])) -> WalkStats {
-    let mut stats = WalkStats::default();
-    let mut seen = HashSet::new();
-    let mut queue: VecDeque<Board> = roots.iter().cloned().collect();
-    let mut reached_entries = 0usize;
-    while let Some(mut board) = queue.pop_front() {
-        board.clear_history();
-        let key = polyglot_key(&board);
-        if !seen.insert(key) {
-            continue;
-        }
-        let range = book.range(key);
-        reached_entries += range.len();
-        let moves = book.moves(&board);
-        stats.illegal_entries += range.len() - moves.len();
-        if !moves.is_empty() {
-            stats.positions += 1;
-            stats.entries += moves.len();
-            visit(&mut board, &moves);
-        }
-        // Book moves, and every legal move into a position the book knows
-        // (a move the book dropped, e.g. one that never scored).
-        let children: Vec<Move> = board
-            .legal_moves()
-            .iter()
-            .filter(|&m| moves.iter().any(|b| b.mv == m) || child_known(book, &mut board, m))
-            .collect();
-        for m in children {
-            let mut child = board.clone();
-            child.make_move(m);
-            queue.push_back(child);
-        }
-    }
-    stats.unreachable_entries = book.len() - reached_entries;
-    stats
-}
-
-fn child_known(book: &PolyglotBook, board: &mut Board, m: Move) -> bool {
-    board.make_move(m);
-    let known = book.contains_key(polyglot_key(board));
-    board.unmake_move();
-    known
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 
 use super::polyglot::{self, PolyglotBook};
 use super::yacb::{ValueType, YacbBook, YacbEntry};
+use super::Book;
 use crate::board::Board;
 use crate::types::{Color, Move};
 use std::path::PathBuf;
@@ -134,40 +135,6 @@ pub fn pick(candidates: &[Candidate], selection: Selection, variety_cp: i32, rng
     pool.last().map(|c| (*c).clone())
 }
 
-/// One opened book.
-pub enum AnyBook {
-    Yacb(YacbBook),
-    Polyglot(PolyglotBook),
-}
-
-impl AnyBook {
-    /// Opens a book, telling the format by content, and validates it in full.
-    pub fn open(path: &std::path::Path) -> Result<AnyBook, String> {
-        let mut head = [0u8; 4];
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-            .map_err(|e| e.to_string())?;
-        if n == 4 && &head == super::yacb::MAGIC {
-            let b = YacbBook::open(path).map_err(|e| e.to_string())?;
-            b.verify().map_err(|e| e.to_string())?;
-            Ok(AnyBook::Yacb(b))
-        } else {
-            PolyglotBook::open(path).map(AnyBook::Polyglot).map_err(|e| e.to_string())
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            AnyBook::Yacb(b) => b.len(),
-            AnyBook::Polyglot(b) => b.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 fn next_random(rng: &mut u64) -> u64 {
     *rng ^= *rng << 13;
     *rng ^= *rng >> 7;
@@ -205,19 +172,26 @@ fn polyglot_choice(
 /// The books named by `BookFile`, probed in order.
 #[derive(Default)]
 pub struct OpeningBooks {
-    books: Vec<(PathBuf, AnyBook)>,
+    books: Vec<(PathBuf, Book)>,
 }
 
 impl OpeningBooks {
-    /// Opens and fully verifies every book in a `:`-separated list. Returns
-    /// the usable books and a message per file that could not be used.
+    /// Opens and fully verifies every book in a `:`-separated list (through
+    /// [`crate::book::open()`]). Returns the usable books and a message per
+    /// file that could not be used, naming the file and, for a damaged one,
+    /// the byte offset. YACB and Polyglot books are played; SBOB and JSON
+    /// books are refused with the command that converts them.
     pub fn open(list: &str) -> (OpeningBooks, Vec<String>) {
         let mut books = Vec::new();
         let mut problems = Vec::new();
         for p in list.split(':').map(str::trim).filter(|p| !p.is_empty()) {
             let path = PathBuf::from(p);
-            match AnyBook::open(&path) {
-                Ok(b) => books.push((path, b)),
+            match super::open(&path) {
+                Ok(b @ (Book::Yacb(_) | Book::Polyglot(_))) => books.push((path, b)),
+                Ok(other) => problems.push(format!(
+                    "{p}: {} books are not played directly; convert it with `archivist book convert {p} BOOK.bin`",
+                    other.format()
+                )),
                 Err(e) => problems.push(format!("{p}: {e}")),
             }
         }
@@ -246,11 +220,12 @@ impl OpeningBooks {
     ) -> Option<BookChoice> {
         for (path, book) in &self.books {
             let found = match book {
-                AnyBook::Yacb(b) => {
+                Book::Yacb(b) => {
                     let cands = yacb_candidates(b, board);
                     pick(&cands, selection, variety_cp, rng).map(|c| (c.mv, c.score, cands.len()))
                 }
-                AnyBook::Polyglot(b) => polyglot_choice(b, board, selection, rng),
+                Book::Polyglot(b) => polyglot_choice(b, board, selection, rng),
+                _ => None,
             };
             if let Some((mv, score, candidates)) = found {
                 debug_assert!(board.is_legal(mv));
@@ -264,8 +239,8 @@ impl OpeningBooks {
     /// that has one (for book-in-search).
     pub fn probe(&self, board: &Board) -> Option<YacbEntry> {
         self.books.iter().find_map(|(_, b)| match b {
-            AnyBook::Yacb(y) => y.probe(board),
-            AnyBook::Polyglot(_) => None,
+            Book::Yacb(y) => y.probe(board),
+            _ => None,
         })
     }
 }

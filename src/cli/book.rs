@@ -3,10 +3,10 @@
 
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
-use crate::book::convert::{self, BookFormat};
 use crate::book::make_book::{make_book, MakeBookOptions};
-use crate::book::polyglot::{self, PolyglotBook};
-use anyhow::Context;
+use crate::book::polyglot;
+use crate::book::{self, convert, Book, BookFormat};
+use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -223,14 +223,15 @@ struct ProbeMoveJson {
 
 fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
-    let mut head = [0u8; 4];
-    let n = std::fs::File::open(&args.book)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .with_context(|| format!("reading {}", args.book.display()))?;
-    if convert::detect(&head[..n]) == BookFormat::Yacb {
-        return super::yacb::probe(&args.book, &mut board, args.json);
-    }
-    let book = PolyglotBook::open(&args.book)?;
+    let book = match book::open(&args.book).with_context(|| args.book.display().to_string())? {
+        Book::Yacb(book) => return super::yacb::probe(&book, &mut board, args.json),
+        Book::Polyglot(book) => book,
+        other => bail!(
+            "{}: `book probe` reads YACB and Polyglot books, not {}; convert it first (`book convert`)",
+            args.book.display(),
+            other.format()
+        ),
+    };
     let moves = book.moves(&board);
     let key = polyglot_key(&board);
     let rows: Vec<ProbeMoveJson> = moves
@@ -267,7 +268,7 @@ fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         Some(ConvertTo::Sbob) => BookFormat::Sbob,
         Some(ConvertTo::Json) => BookFormat::Json,
         Some(ConvertTo::Yacb) => BookFormat::Yacb,
-        None => convert::format_from_extension(&args.output)
+        None => book::format_from_extension(&args.output)
             .with_context(|| format!("cannot tell the output format from '{}': pass --to", args.output.display()))?,
     };
     let roots = args

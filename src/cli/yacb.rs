@@ -67,8 +67,7 @@ pub fn open(path: &Path) -> anyhow::Result<YacbBook> {
 }
 
 /// `book probe` on a YACB book: the entry and every child position's entry.
-pub fn probe(path: &Path, board: &mut Board, as_json: bool) -> anyhow::Result<ExitCode> {
-    let book = open(path)?;
+pub fn probe(book: &YacbBook, board: &mut Board, as_json: bool) -> anyhow::Result<ExitCode> {
     let key = book.key_type().key(board);
     let entry = book.lookup(key);
     let mut moves = Vec::new();

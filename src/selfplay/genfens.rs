@@ -60,16 +60,13 @@ impl Request {
     }
 }
 
-/// Opens an opening file for `genfens`: a YACB file (magic `YACB`) or a
-/// Polyglot `.bin` goes to [`super::open_book`], anything else is read as
-/// EPD or PGN.
+/// Opens an opening file for `genfens`: a book ([`crate::book::book_input`]:
+/// YACB, SBOB or JSON by content, Polyglot by a `.bin` name) goes to
+/// [`super::open_book`], anything else is read as EPD or PGN.
 pub fn open_source(path: &Path, chess960: bool) -> Result<Box<dyn OpeningSource>, OpeningError> {
-    let mut magic = [0u8; 4];
-    let is_yacb = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok_and(|()| &magic == b"YACB");
-    let is_bin = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bin"));
-    if is_yacb || is_bin {
+    let name = || path.display().to_string();
+    let head = crate::book::read_head(path).map_err(|source| OpeningError::Book { path: name(), source })?;
+    if crate::book::book_input(path, &head).is_some() {
         super::open_book(path, chess960, 16)
     } else {
         Ok(Box::new(FileOpenings::load(path, chess960)?))

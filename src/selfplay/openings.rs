@@ -21,8 +21,10 @@ pub enum OpeningError {
     BadGame { path: String, game: usize, source: crate::pgn::ReplayError },
     #[error("{path}: no usable opening positions")]
     Empty { path: String },
-    #[error("{path}: {reason}")]
-    Book { path: String, reason: String },
+    #[error("{path}: {source}")]
+    Book { path: String, source: crate::book::BookError },
+    #[error("{path}: a {format} book cannot give openings; convert it to Polyglot or YACB")]
+    NotPlayable { path: String, format: crate::book::BookFormat },
 }
 
 /// A small, fast, seedable PRNG (SplitMix64): the same seed gives the same

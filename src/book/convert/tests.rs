@@ -2,7 +2,9 @@
 //! what each keeps and drops, bad input.
 
 use super::*;
+use crate::book::json::JsonError;
 use crate::book::sbob::{square_field, SbobMove};
+use crate::book::{format_from_extension, sniff};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -32,11 +34,11 @@ fn triples(entries: impl Iterator<Item = PolyglotEntry>) -> BTreeSet<(u64, u16, 
 
 #[test]
 fn formats_are_told_by_content() {
-    assert_eq!(detect(&std::fs::read(shared("books/lasker-trap.bin").unwrap()).unwrap()), BookFormat::Polyglot);
-    assert_eq!(detect(&std::fs::read(data("sbob_golden.sbob")).unwrap()), BookFormat::Sbob);
-    assert_eq!(detect(&std::fs::read(data("sbob_golden.json")).unwrap()), BookFormat::Json);
-    assert_eq!(detect(b" \n{}"), BookFormat::Json);
-    assert_eq!(detect(&[b'{', 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), BookFormat::Polyglot);
+    assert_eq!(sniff(&std::fs::read(shared("books/lasker-trap.bin").unwrap()).unwrap()), BookFormat::Polyglot);
+    assert_eq!(sniff(&std::fs::read(data("sbob_golden.sbob")).unwrap()), BookFormat::Sbob);
+    assert_eq!(sniff(&std::fs::read(data("sbob_golden.json")).unwrap()), BookFormat::Json);
+    assert_eq!(sniff(b" \n{}"), BookFormat::Json);
+    assert_eq!(sniff(&[b'{', 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), BookFormat::Polyglot);
     assert_eq!(format_from_extension(Path::new("a/b.SBOB")), Some(BookFormat::Sbob));
     assert_eq!(format_from_extension(Path::new("b.bin")), Some(BookFormat::Polyglot));
     assert_eq!(format_from_extension(Path::new("b.txt")), None);
@@ -170,18 +172,31 @@ fn polyglot_to_polyglot_rewrites_in_book_order() {
 fn bad_input_is_a_typed_error() {
     let bad = temp("bad.bin");
     std::fs::write(&bad, [0u8; 17]).unwrap();
-    assert!(matches!(convert(&bad, &temp("x.sbob"), BookFormat::Sbob, &[]), Err(ConvertError::Polyglot(_))));
+    assert!(matches!(
+        convert(&bad, &temp("x.sbob"), BookFormat::Sbob, &[]),
+        Err(ConvertError::Input { source: BookError::Polyglot(_), .. })
+    ));
     std::fs::write(&bad, b"SBOB\x02").unwrap();
-    assert!(matches!(convert(&bad, &temp("x.json"), BookFormat::Json, &[]), Err(ConvertError::Sbob(_))));
+    assert!(matches!(
+        convert(&bad, &temp("x.json"), BookFormat::Json, &[]),
+        Err(ConvertError::Input { source: BookError::Sbob(_), .. })
+    ));
     std::fs::write(&bad, b"{\"version\": 1,\n \"positions\": [}").unwrap();
     let err = convert(&bad, &temp("x.bin"), BookFormat::Polyglot, &[]).unwrap_err();
-    assert!(matches!(err, ConvertError::Json(JsonError::Syntax { line: 2, .. })), "{err}");
-    assert!(matches!(convert(Path::new("/nonexistent"), &bad, BookFormat::Json, &[]), Err(ConvertError::Io { .. })));
+    assert!(
+        matches!(err, ConvertError::Input { source: BookError::Json(JsonError::Syntax { line: 2, .. }), .. }),
+        "{err}"
+    );
+    assert!(matches!(
+        convert(Path::new("/nonexistent"), &bad, BookFormat::Json, &[]),
+        Err(ConvertError::Input { source: BookError::Io { .. }, .. })
+    ));
 }
 
 mod yacb_conversions {
     use super::super::*;
     use crate::book::yacb::{self, YacbBook};
+    use crate::book::{format_from_extension, sniff};
 
     fn dir(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("archivist-yacbconv-{name}-{}", std::process::id()));
@@ -250,7 +265,7 @@ mod yacb_conversions {
 
     #[test]
     fn format_is_told_by_content() {
-        assert_eq!(detect(&std::fs::read(GOLDEN).unwrap()), BookFormat::Yacb);
+        assert_eq!(sniff(&std::fs::read(GOLDEN).unwrap()), BookFormat::Yacb);
         assert_eq!(format_from_extension(std::path::Path::new("x.yacb")), Some(BookFormat::Yacb));
     }
 }
