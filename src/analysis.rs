@@ -12,9 +12,8 @@ use crate::board::Board;
 use crate::book::elo;
 use crate::book::yacb::{Elo, Source, YacbEntry};
 use crate::search::book::value_to_entry;
-use crate::search::thread::run;
-use crate::search::{Limits, SearchConfig, Shared, Worker};
-use crate::tt::{Bound, TranspositionTable};
+use crate::search::{Limits, SearchConfig, Searcher};
+use crate::tt::Bound;
 
 /// Settings of `book analyse`.
 #[derive(Clone, Debug)]
@@ -28,8 +27,7 @@ pub struct AnalyseOptions {
 /// the same node budget and earns the same elo.
 pub struct Analyser {
     options: AnalyseOptions,
-    tt: TranspositionTable,
-    workers: Vec<Worker>,
+    searcher: Searcher,
     config: SearchConfig,
     elo: Elo,
 }
@@ -38,13 +36,7 @@ impl Analyser {
     pub fn new(options: AnalyseOptions) -> Analyser {
         let threads = options.threads.max(1);
         let elo = Elo::rated(elo::estimate(options.nodes, threads));
-        Analyser {
-            tt: TranspositionTable::new(options.hash_mb.max(1)),
-            workers: (0..threads).map(Worker::new).collect(),
-            config: SearchConfig::default(),
-            options,
-            elo,
-        }
+        Analyser { searcher: Searcher::new(options.hash_mb, threads), config: SearchConfig::default(), options, elo }
     }
 
     /// The elo every entry of this analyser gets.
@@ -58,19 +50,16 @@ impl Analyser {
         if !board.has_legal_moves() {
             return None;
         }
-        self.tt.clear(self.workers.len());
-        for w in &mut self.workers {
-            w.clear();
-        }
+        self.searcher.clear();
         let limits = Limits { nodes: Some(self.options.nodes.max(1)), ..Limits::default() };
-        let shared = Shared::new(self.workers.len(), false);
-        let mut out = run(board, &limits, &self.config, &self.tt, &shared, &mut self.workers, None);
+        let control = self.searcher.control(false);
+        let mut out = self.searcher.search(board, &limits, &self.config, &control, None);
         if out.depth < 1 {
             // The budget ran out inside the first iteration: depth 1 is the
             // least analysis an entry gets.
             let limits = Limits { depth: Some(1), ..Limits::default() };
-            let shared = Shared::new(self.workers.len(), false);
-            out = run(board, &limits, &self.config, &self.tt, &shared, &mut self.workers, None);
+            let control = self.searcher.control(false);
+            out = self.searcher.search(board, &limits, &self.config, &control, None);
         }
         let (value_type, bound, value) = value_to_entry(out.score, Bound::Exact, board.side_to_move())?;
         Some(YacbEntry {

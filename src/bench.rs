@@ -4,9 +4,7 @@
 //! search behaviour changes, and commits quote it as `Bench: N`.
 
 use crate::board::Board;
-use crate::search::thread;
-use crate::search::{Limits, SearchConfig, Shared, Worker};
-use crate::tt::TranspositionTable;
+use crate::search::{Limits, SearchConfig, Searcher};
 use std::time::Instant;
 
 pub const DEFAULT_DEPTH: i32 = 11;
@@ -94,8 +92,7 @@ pub fn run_with(
     mut progress: impl FnMut(&str),
 ) -> BenchResult {
     let depth = depth.clamp(1, 64);
-    let tt = TranspositionTable::new(hash_mb.max(1));
-    let mut workers: Vec<Worker> = (0..threads.max(1)).map(Worker::new).collect();
+    let mut searcher = Searcher::new(hash_mb, threads);
     let config = SearchConfig::default();
     let limits = Limits { depth: Some(depth), ..Limits::default() };
     let mut total = BenchResult { nodes: 0, ms: 0 };
@@ -104,13 +101,10 @@ pub fn run_with(
             progress(&format!("position {}: invalid FEN skipped", i + 1));
             continue;
         };
-        tt.clear(threads);
-        for w in &mut workers {
-            w.clear();
-        }
-        let shared = Shared::new(workers.len(), false);
+        searcher.clear();
+        let control = searcher.control(false);
         let start = Instant::now();
-        let out = thread::run(&board, &limits, &config, &tt, &shared, &mut workers, None);
+        let out = searcher.search(&board, &limits, &config, &control, None);
         let ms = start.elapsed().as_millis() as u64;
         total.nodes += out.nodes;
         total.ms += ms;

@@ -9,10 +9,9 @@
 use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
 use crate::search::book::BookInSearch;
-use crate::search::thread::{run, Outcome};
-use crate::search::{Limits, Reporter, SearchConfig, SearchEvent, Shared, Worker};
+use crate::search::Outcome;
+use crate::search::{Limits, Reporter, SearchConfig, SearchEvent, Searcher, Shared};
 use crate::tt::persist::{self, SfttHeader};
-use crate::tt::TranspositionTable;
 use parking_lot::Mutex;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -52,8 +51,9 @@ pub struct LastSearch {
 pub struct Engine {
     board: Board,
     options: Options,
-    tt: Arc<TranspositionTable>,
-    workers: Arc<Mutex<Vec<Worker>>>,
+    /// Locked by the search thread while it runs; everything else stops
+    /// the search first.
+    searcher: Arc<Mutex<Searcher>>,
     running: Option<Running>,
     report: Reporter,
     last_outcome: Option<Outcome>,
@@ -68,8 +68,7 @@ impl Engine {
         let options = Options::default();
         Engine {
             board: Board::startpos(),
-            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
-            workers: Arc::new(Mutex::new((0..options.threads).map(Worker::new).collect())),
+            searcher: Arc::new(Mutex::new(Searcher::new(options.hash_mb, options.threads))),
             options,
             running: None,
             report,
@@ -92,8 +91,9 @@ impl Engine {
         &self.options
     }
 
-    pub fn tt(&self) -> &TranspositionTable {
-        &self.tt
+    /// The size of the transposition table in MiB.
+    pub fn hash_mb(&self) -> usize {
+        self.searcher.lock().tt().size_mb()
     }
 
     fn message(&self, text: impl Into<String>) {
@@ -121,18 +121,12 @@ impl Engine {
                 None
             }
             Change::Threads => {
-                let n = self.options.threads;
-                let mut w = self.workers.lock();
-                w.truncate(n);
-                while w.len() < n {
-                    let id = w.len();
-                    w.push(Worker::new(id));
-                }
+                self.searcher.lock().set_threads(self.options.threads);
                 None
             }
             Change::ClearHash if self.options.never_clear_hash => Some("Never Clear Hash is on: table kept".into()),
             Change::ClearHash => {
-                self.tt.clear(self.options.threads);
+                self.searcher.lock().clear_tt();
                 None
             }
             Change::SaveHash => Some(self.save_hash()),
@@ -151,21 +145,16 @@ impl Engine {
     }
 
     fn resize_tt(&mut self) {
-        let mb = self.options.hash_mb;
-        match Arc::get_mut(&mut self.tt) {
-            Some(tt) => tt.resize(mb),
-            None => self.tt = Arc::new(TranspositionTable::new(mb)),
-        }
+        self.searcher.lock().resize_tt(self.options.hash_mb);
     }
 
     pub fn new_game(&mut self) {
         self.stop();
+        let mut searcher = self.searcher.lock();
         if !self.options.never_clear_hash {
-            self.tt.clear(self.options.threads);
+            searcher.clear_tt();
         }
-        for w in self.workers.lock().iter_mut() {
-            w.clear();
-        }
+        searcher.clear_history();
     }
 
     /// Sets the position. A bad FEN leaves the position unchanged; an illegal
@@ -212,7 +201,7 @@ impl Engine {
                 return;
             }
         }
-        let shared = Arc::new(Shared::new(self.options.threads, limits.ponder));
+        let shared = Arc::new(self.searcher.lock().control(limits.ponder));
         let mut config = self.search_config();
         // Beyond BookDepth at the root, no node below it is within either.
         let in_depth = crate::book::within_book_depth(&self.board, self.options.book_depth);
@@ -223,13 +212,11 @@ impl Engine {
                 Some(BookInSearch { books: Arc::clone(&self.books), min_elo, book_depth: self.options.book_depth });
         }
         let board = self.board.clone();
-        let tt = Arc::clone(&self.tt);
-        let workers = Arc::clone(&self.workers);
+        let searcher = Arc::clone(&self.searcher);
         let report = Arc::clone(&self.report);
         let sh = Arc::clone(&shared);
         let spawn = std::thread::Builder::new().name("search".into()).stack_size(32 << 20).spawn(move || {
-            let mut ws = workers.lock();
-            let out = run(&board, &limits, &config, &tt, &sh, &mut ws, Some(&report));
+            let out = searcher.lock().search(&board, &limits, &config, &sh, Some(&report));
             report(SearchEvent::BestMove { best: out.best, ponder: out.ponder });
             out
         });
@@ -385,7 +372,7 @@ impl Engine {
             root_depth: self.last_search.as_ref().map_or(0, |s| s.depth.clamp(0, 255) as u8),
             min_entry_depth: self.options.hash_file_min_depth,
         };
-        match persist::save(&self.tt, &header, std::path::Path::new(&path)) {
+        match persist::save(self.searcher.lock().tt(), &header, std::path::Path::new(&path)) {
             Ok(stats) => format!("Saved hash to {path}: {}", stats.describe()),
             Err(e) => format!("Save Hash to File failed, previous file kept: {e}"),
         }
@@ -398,7 +385,7 @@ impl Engine {
         if path.is_empty() {
             return "Load Hash from File: set Hash File first".into();
         }
-        match persist::load(&self.tt, std::path::Path::new(&path)) {
+        match persist::load(self.searcher.lock().tt(), std::path::Path::new(&path)) {
             Ok((header, stats)) => {
                 let root = header.root_pos.as_deref().unwrap_or("none");
                 format!("Loaded hash from {path}: {} (root {root}, depth {})", stats.describe(), header.root_depth)

@@ -12,6 +12,7 @@ pub mod ordering;
 pub mod params;
 pub mod see;
 pub mod thread;
+pub use thread::{Outcome, Searcher};
 pub mod time;
 
 use crate::board::Board;

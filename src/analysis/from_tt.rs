@@ -98,33 +98,32 @@ pub fn convert(
 mod tests {
     use super::*;
     use crate::book::yacb::BoundType;
-    use crate::search::thread::run;
-    use crate::search::{Limits, SearchConfig, Shared, Worker};
+    use crate::search::{Limits, SearchConfig, Searcher};
     use crate::tt::persist::SfttHeader;
-    use crate::tt::{Bound, TranspositionTable};
+    use crate::tt::Bound;
 
     /// Searches `fen`, saves the table as SFTT and reads the file back.
-    fn saved_table(fen: &str, name: &str) -> (Vec<u8>, crate::search::thread::Outcome, TranspositionTable) {
+    fn saved_table(fen: &str, name: &str) -> (Vec<u8>, crate::search::Outcome, Searcher) {
         let board = Board::from_fen(fen, false).unwrap();
-        let tt = TranspositionTable::new(4);
+        let mut searcher = Searcher::new(4, 1);
         let limits = Limits { depth: Some(9), ..Limits::default() };
-        let out =
-            run(&board, &limits, &SearchConfig::default(), &tt, &Shared::new(1, false), &mut [Worker::new(0)], None);
+        let control = searcher.control(false);
+        let out = searcher.search(&board, &limits, &SearchConfig::default(), &control, None);
         let dir = std::env::temp_dir().join(format!("archivist-fromtt-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("h.sftt");
         let header =
             SfttHeader { root_pos: Some(fen.to_string()), nodes: out.nodes, root_depth: 9, min_entry_depth: 1 };
-        crate::tt::persist::save(&tt, &header, &path).unwrap();
+        crate::tt::persist::save(searcher.tt(), &header, &path).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        (bytes, out, tt)
+        (bytes, out, searcher)
     }
 
     #[test]
     fn from_tt_on_a_saved_table_keeps_the_root_and_flips_black_bounds() {
         let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 2";
-        let (bytes, out, tt) = saved_table(fen, "black");
+        let (bytes, out, searcher) = saved_table(fen, "black");
         let (entries, stats) = convert(&bytes, 1, &[]).unwrap();
         assert!(entries.len() > 50, "{stats:?}");
         assert_eq!(stats.written, entries.len() as u64);
@@ -135,7 +134,7 @@ mod tests {
         assert!(entries.windows(2).all(|w| w[0].key < w[1].key));
         let board = Board::from_fen(fen, false).unwrap();
         let root = entries.iter().find(|e| e.key == board.key()).expect("the root entry");
-        let tte = tt.probe(board.key()).unwrap();
+        let tte = searcher.tt().probe(board.key()).unwrap();
         assert_eq!(root.best_move, out.best, "the TT move at the root is the search's best move");
         assert_eq!(root.value, -(tte.value as i32), "black to move: value turned to white's view");
         let expected = match tte.bound() {

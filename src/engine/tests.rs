@@ -101,7 +101,7 @@ fn rejects_unknown_options_and_out_of_range_values() {
     assert!(matches!(e.set_option("Threads", Some("0")), Err(EngineError::BadOptionValue { .. })));
     assert!(matches!(e.set_option("UCI_ShowWDL", Some("maybe")), Err(EngineError::BadOptionValue { .. })));
     assert!(e.set_option("hash", Some("8")).is_ok(), "names are case-insensitive");
-    assert_eq!(e.tt().size_mb(), 8);
+    assert_eq!(e.hash_mb(), 8);
 }
 
 #[test]

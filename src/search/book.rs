@@ -223,9 +223,7 @@ mod tests {
 
     #[test]
     fn trusted_entries_change_the_search_and_untrusted_ones_do_not() {
-        use crate::search::thread::run;
-        use crate::search::{Limits, SearchConfig, Shared, Worker};
-        use crate::tt::TranspositionTable;
+        use crate::search::{Limits, SearchConfig, Searcher};
         // Every position two plies from the start, valued by a quick search.
         let mut analyser =
             crate::analysis::Analyser::new(crate::analysis::AnalyseOptions { nodes: 500, threads: 1, hash_mb: 1 });
@@ -241,11 +239,11 @@ mod tests {
             board.unmake_move();
         }
         let search = |book: Option<BookInSearch>| {
-            let tt = TranspositionTable::new(4);
-            let mut workers = vec![Worker::new(0)];
+            let mut searcher = Searcher::new(4, 1);
             let config = SearchConfig { book, ..SearchConfig::default() };
             let limits = Limits { depth: Some(7), ..Limits::default() };
-            run(&Board::startpos(), &limits, &config, &tt, &Shared::new(1, false), &mut workers, None)
+            let control = searcher.control(false);
+            searcher.search(&Board::startpos(), &limits, &config, &control, None)
         };
         let plain = search(None);
         let low = books("low", entries.iter().map(|e| YacbEntry { elo: Elo::rated(-3000), ..*e }).collect());

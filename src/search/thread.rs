@@ -1,6 +1,6 @@
 //! Iterative deepening, Lazy SMP and the final `bestmove`.
 //!
-//! [`run`] searches with every worker at once (helpers share only the TT and
+//! [`Searcher::search`] searches with every worker at once (helpers share only the TT and
 //! the stop flag), waits while pondering or in `go infinite`, stops the
 //! helpers, and reports `bestmove` after all of them have finished. Only
 //! the main worker (id 0) reports `info` lines.
@@ -27,8 +27,89 @@ pub struct Outcome {
     pub nodes: u64,
 }
 
+/// Everything a search keeps from one search to the next: the
+/// transposition table and one worker (with its histories) per thread.
+/// The engine, `bench`, `book analyse`, self-play and `genfens` all search
+/// through [`Searcher::search`], so they search exactly as play does.
+pub struct Searcher {
+    tt: TranspositionTable,
+    workers: Vec<Worker>,
+}
+
+impl Searcher {
+    pub fn new(hash_mb: usize, threads: usize) -> Searcher {
+        Searcher {
+            tt: TranspositionTable::new(hash_mb.max(1)),
+            workers: (0..threads.max(1)).map(Worker::new).collect(),
+        }
+    }
+
+    pub fn tt(&self) -> &TranspositionTable {
+        &self.tt
+    }
+
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Sets the number of search threads (at least one); workers kept keep
+    /// their histories.
+    pub fn set_threads(&mut self, threads: usize) {
+        let n = threads.max(1);
+        self.workers.truncate(n);
+        while self.workers.len() < n {
+            self.workers.push(Worker::new(self.workers.len()));
+        }
+    }
+
+    /// Resizes the table (its contents are lost).
+    pub fn resize_tt(&mut self, mb: usize) {
+        self.tt.resize(mb.max(1));
+    }
+
+    /// Empties the table, with every search thread's help.
+    pub fn clear_tt(&self) {
+        self.tt.clear(self.workers.len());
+    }
+
+    /// Forgets the workers' move-ordering statistics (a new game).
+    pub fn clear_history(&mut self) {
+        for w in &mut self.workers {
+            w.clear();
+        }
+    }
+
+    /// Table and histories cleared: the next search starts from nothing.
+    pub fn clear(&mut self) {
+        self.clear_tt();
+        self.clear_history();
+    }
+
+    /// The control block of one search with this searcher's threads: its
+    /// stop and ponder flags, which the caller may set from another thread.
+    pub fn control(&self, pondering: bool) -> Shared {
+        Shared::new(self.workers.len(), pondering)
+    }
+
+    /// Searches `board` with every thread until `limits` (or `shared.stop`)
+    /// ends it. `report` receives the main thread's `info` lines.
+    pub fn search(
+        &mut self,
+        board: &Board,
+        limits: &Limits,
+        config: &SearchConfig,
+        shared: &Shared,
+        report: Option<&Reporter>,
+    ) -> Outcome {
+        // A control block sized for fewer threads (made for another
+        // searcher) limits the search to that many.
+        let threads = shared.node_counts.len().min(self.workers.len());
+        run(board, limits, config, &self.tt, shared, &mut self.workers[..threads], report)
+    }
+}
+
 /// Runs a whole search on `board` with `workers.len()` threads.
-pub fn run(
+fn run(
     board: &Board,
     limits: &Limits,
     config: &SearchConfig,

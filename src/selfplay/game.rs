@@ -10,9 +10,8 @@ use super::openings::{random_plies, Rng};
 use super::{Hooks, Settings};
 use crate::board::Board;
 use crate::records::{score_to_u16, GameRecorder, GameResult, RecordError};
-use crate::search::thread::{run, Outcome};
-use crate::search::{Limits, SearchConfig, Shared, Worker, TB_WIN_IN_MAX_PLY};
-use crate::tt::TranspositionTable;
+use crate::search::Outcome;
+use crate::search::{Limits, SearchConfig, Searcher, Shared, TB_WIN_IN_MAX_PLY};
 use crate::types::{Color, Move};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -73,8 +72,7 @@ pub struct FinishedGame {
 
 /// Searches for one game thread, with its time accounting.
 pub struct Player {
-    tt: TranspositionTable,
-    worker: Worker,
+    searcher: Searcher,
     config: SearchConfig,
     limits: Limits,
     slot: Arc<StopSlot>,
@@ -85,8 +83,7 @@ pub struct Player {
 impl Player {
     pub fn new(hash_mb: usize, limits: Limits, slot: Arc<StopSlot>) -> Player {
         Player {
-            tt: TranspositionTable::new(hash_mb.max(1)),
-            worker: Worker::new(0),
+            searcher: Searcher::new(hash_mb, 1),
             config: SearchConfig::default(),
             limits,
             slot,
@@ -96,17 +93,15 @@ impl Player {
 
     /// Forgets everything learned (TT, history): the next game starts fresh.
     pub fn new_game(&mut self) {
-        self.tt.clear(1);
-        self.worker.clear();
+        self.searcher.clear();
     }
 
     /// Searches `board` with the player's limits.
     pub fn search(&mut self, board: &Board) -> Outcome {
-        let shared = Arc::new(Shared::new(1, false));
+        let shared = Arc::new(self.searcher.control(false));
         self.slot.register(&shared);
         let start = Instant::now();
-        let out =
-            run(board, &self.limits, &self.config, &self.tt, &shared, std::slice::from_mut(&mut self.worker), None);
+        let out = self.searcher.search(board, &self.limits, &self.config, &shared, None);
         self.search_time += start.elapsed();
         *self.slot.current.lock() = None;
         out
