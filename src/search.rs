@@ -202,9 +202,10 @@ impl Shared {
         self.node_counts.iter().map(|n| n.load(Relaxed)).sum()
     }
 
-    /// Counts a failed tablebase probe (a missing table is not counted).
+    /// Counts a failed tablebase probe (a position the tables do not cover,
+    /// such as a missing table, is not counted).
     pub fn tb_failed(&self, error: crate::tb::TbError) {
-        if matches!(error, crate::tb::TbError::MissingTable { .. }) {
+        if !error.is_failure() {
             return;
         }
         if self.tb_errors.fetch_add(1, Relaxed) == 0 {
@@ -844,6 +845,9 @@ mod tb_error_tests {
         let missing = TbError::MissingTable { name: TableName(Default::default()) };
         shared.tb_failed(missing);
         assert_eq!(shared.tb_error_report(), None, "a missing table is no failure");
+        shared.tb_failed(TbError::Castling);
+        shared.tb_failed(TbError::TooManyPieces { count: 9, max: 5 });
+        assert_eq!(shared.tb_error_report(), None, "a position outside the tables is no failure");
         let corrupt = |offset| TbError::Corrupt { file: "KQvK.rtbw".into(), offset, reason: "bad block" };
         shared.tb_failed(corrupt(64));
         shared.tb_failed(corrupt(128));

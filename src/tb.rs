@@ -99,6 +99,14 @@ pub enum TbError {
     Castling,
 }
 
+impl TbError {
+    /// A damaged or unreadable file, as opposed to a position the tables
+    /// do not cover (missing table, too many pieces, castling rights).
+    pub fn is_failure(&self) -> bool {
+        matches!(self, TbError::Corrupt { .. } | TbError::Io { .. })
+    }
+}
+
 /// The name of a table in its usual orientation (`KRPvKR`), without
 /// allocating.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

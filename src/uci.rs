@@ -3,12 +3,11 @@
 //! every line is handled inside `catch_unwind`, and anything unknown or
 //! malformed is answered with `info string …`.
 //!
-//! Parsing uses `vampirc-uci` except for `position`, whose FEN goes to our
-//! own validating parser (vampirc's grammar rejects Chess960 castling
-//! fields), and the `ponder` flag of `go` (vampirc keeps only one of
-//! `ponder` and the clock). Extensions: `d`, `eval`, `bench [depth]`,
-//! `go perft N`, and OpenBench's `genfens N seed S book <None|FILE>`
-//! (`N` lines `info string genfens <FEN>`, see [`crate::selfplay::genfens`]).
+//! Every line becomes a [`Command`] in one place ([`command`]: `vampirc-uci`
+//! plus the documented workarounds for `position` and `go ponder`).
+//! Extensions: `d`, `eval`, `bench [depth]`, `go perft N`, and OpenBench's
+//! `genfens N seed S book <None|FILE>` (`N` lines `info string genfens
+//! <FEN>`, see [`crate::selfplay::genfens`]).
 
 use crate::board::notation::uci_string;
 use crate::engine::{Engine, OptionKind, OPTIONS};
@@ -19,7 +18,9 @@ use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
-use vampirc_uci::{UciMessage, UciTimeControl};
+
+pub mod command;
+pub use command::{Command, Go};
 
 /// Shared stdout writer: one line at a time, flushed, also logged.
 #[derive(Default)]
@@ -214,55 +215,9 @@ impl Uci {
 
     /// Handles one line; returns true on `quit`.
     pub fn handle(&mut self, line: &str) -> bool {
-        let line = line.trim();
-        if line.is_empty() {
-            return false;
-        }
-        let mut words = line.split_whitespace();
-        let first = words.next().unwrap_or("");
-        match first {
-            "d" => {
-                self.out.line(&format!("{}\n{}", self.engine.board().diagram(), self.engine.board().describe()));
-                return false;
-            }
-            "eval" => {
-                self.out.line(&crate::eval::trace(self.engine.board()));
-                return false;
-            }
-            "bench" => {
-                let depth = words.next().and_then(|d| d.parse().ok());
-                self.engine.stop();
-                let report = crate::bench::run(depth, |l| self.out.line(l));
-                self.out.line(&report);
-                return false;
-            }
-            "position" => {
-                self.position(line);
-                return false;
-            }
-            "genfens" => {
-                self.genfens(line);
-                return false;
-            }
-            "go" if line.split_whitespace().nth(1) == Some("perft") => {
-                match line.split_whitespace().nth(2).and_then(|d| d.parse::<u32>().ok()) {
-                    Some(depth) if depth <= 10 => {
-                        self.engine.stop();
-                        let mut b = self.engine.board().clone();
-                        self.out.line(crate::perft::divide_report(&mut b, depth).trim_end());
-                    }
-                    _ => self.info("usage: go perft N (N from 0 to 10)"),
-                }
-                return false;
-            }
-            _ => {}
-        }
-        let msg = match std::panic::catch_unwind(|| vampirc_uci::parse_one(line)) {
-            Ok(m) => m,
-            Err(_) => UciMessage::Unknown(line.to_string(), None),
-        };
-        match msg {
-            UciMessage::Uci => {
+        match Command::parse(line) {
+            Command::Empty | Command::Ignored => {}
+            Command::Uci => {
                 self.out.line(&format!("id name Archivist {}", env!("CARGO_PKG_VERSION")));
                 self.out.line("id author the Archivist developers");
                 for spec in OPTIONS {
@@ -270,81 +225,64 @@ impl Uci {
                 }
                 self.out.line("uciok");
             }
-            UciMessage::IsReady => self.out.line("readyok"),
-            UciMessage::Debug(_) | UciMessage::Register { .. } => {}
-            UciMessage::SetOption { name, value } => {
+            Command::IsReady => self.out.line("readyok"),
+            Command::SetOption { name, value } => {
                 if let Err(e) = self.set_option(&name, value.as_deref()) {
                     self.info(&e.to_string());
                 }
             }
-            UciMessage::UciNewGame => self.engine.new_game(),
-            UciMessage::Stop => self.engine.stop(),
-            UciMessage::PonderHit => self.engine.ponderhit(),
-            UciMessage::Quit => return true,
-            UciMessage::Go { time_control, search_control } => {
-                let ponder = line.split_whitespace().any(|w| w == "ponder");
-                self.go(time_control, search_control, ponder);
+            Command::UciNewGame => self.engine.new_game(),
+            Command::Position { fen, moves } => {
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                if let Err(e) = self.engine.set_position(fen.as_deref(), &moves) {
+                    self.info(&e.to_string());
+                }
+                self.chess960.store(self.engine.options().chess960 || self.engine.board().is_chess960(), Relaxed);
             }
-            _ => self.info(&format!("unknown or malformed command: {}", printable(line))),
+            Command::Go(go) => self.go(go),
+            Command::Stop => self.engine.stop(),
+            Command::PonderHit => self.engine.ponderhit(),
+            Command::Quit => return true,
+            Command::Display => {
+                self.out.line(&format!("{}\n{}", self.engine.board().diagram(), self.engine.board().describe()));
+            }
+            Command::Eval => self.out.line(&crate::eval::trace(self.engine.board())),
+            Command::Bench { depth } => {
+                self.engine.stop();
+                let report = crate::bench::run(depth, |l| self.out.line(l));
+                self.out.line(&report);
+            }
+            Command::Perft { depth } => {
+                self.engine.stop();
+                let mut b = self.engine.board().clone();
+                self.out.line(crate::perft::divide_report(&mut b, depth).trim_end());
+            }
+            Command::GenFens(line) => self.genfens(&line),
+            Command::Malformed { usage } => self.info(&format!("usage: {usage}")),
+            Command::Unknown(line) => self.info(&format!("unknown or malformed command: {}", printable(&line))),
         }
         false
     }
 
-    fn position(&mut self, line: &str) {
-        let tokens: Vec<&str> = line.split_whitespace().skip(1).collect();
-        let moves_at = tokens.iter().position(|&t| t == "moves");
-        let (spec, moves) = match moves_at {
-            Some(i) => (&tokens[..i], &tokens[i + 1..]),
-            None => (&tokens[..], &[][..]),
-        };
-        let fen = match spec.first() {
-            Some(&"startpos") if spec.len() == 1 => None,
-            Some(&"fen") if spec.len() > 1 => Some(spec[1..].join(" ")),
-            _ => {
-                self.info(&format!("malformed position command: {}", printable(line)));
-                return;
-            }
-        };
-        if let Err(e) = self.engine.set_position(fen.as_deref(), moves) {
-            self.info(&e.to_string());
+    fn go(&mut self, go: Go) {
+        let mut limits =
+            Limits { ponder: go.ponder, infinite: go.infinite, movetime_ms: go.movetime_ms, ..Limits::default() };
+        let white = self.engine.board().side_to_move() == crate::types::Color::White;
+        let (time, inc) = if white { (go.wtime_ms, go.winc_ms) } else { (go.btime_ms, go.binc_ms) };
+        if let Some(time) = time {
+            limits.clock = Some(Clock {
+                time: Duration::from_millis(time),
+                inc: Duration::from_millis(inc.unwrap_or(0)),
+                movestogo: go.movestogo.filter(|&m| m > 0),
+            });
         }
-        self.chess960.store(self.engine.options().chess960 || self.engine.board().is_chess960(), Relaxed);
-    }
-
-    fn go(&mut self, tc: Option<UciTimeControl>, sc: Option<vampirc_uci::UciSearchControl>, ponder: bool) {
-        let mut limits = Limits { ponder, ..Limits::default() };
-        let ms = |d: Option<vampirc_uci::Duration>| d.map(|d| d.num_milliseconds().max(0) as u64);
-        match tc {
-            Some(UciTimeControl::Infinite) => limits.infinite = true,
-            Some(UciTimeControl::MoveTime(d)) => limits.movetime_ms = ms(Some(d)),
-            Some(UciTimeControl::TimeLeft {
-                white_time,
-                black_time,
-                white_increment,
-                black_increment,
-                moves_to_go,
-            }) => {
-                let white = self.engine.board().side_to_move() == crate::types::Color::White;
-                let (t, i) = if white { (white_time, white_increment) } else { (black_time, black_increment) };
-                if let Some(time) = ms(t) {
-                    limits.clock = Some(Clock {
-                        time: Duration::from_millis(time),
-                        inc: Duration::from_millis(ms(i).unwrap_or(0)),
-                        movestogo: moves_to_go.map(u32::from).filter(|&m| m > 0),
-                    });
-                }
-            }
-            Some(UciTimeControl::Ponder) | None => {}
-        }
-        if let Some(sc) = sc {
-            limits.depth = sc.depth.map(|d| i32::from(d).max(1));
-            limits.nodes = sc.nodes;
-            limits.mate = sc.mate.map(i32::from);
-            for m in &sc.search_moves {
-                match self.engine.board().parse_uci(&m.to_string()) {
-                    Ok(mv) => limits.searchmoves.push(mv),
-                    Err(e) => self.info(&format!("searchmoves: {e}")),
-                }
+        limits.depth = go.depth.map(|d| d.max(1));
+        limits.nodes = go.nodes;
+        limits.mate = go.mate;
+        for m in &go.searchmoves {
+            match self.engine.board().parse_uci(m) {
+                Ok(mv) => limits.searchmoves.push(mv),
+                Err(e) => self.info(&format!("searchmoves: {e}")),
             }
         }
         self.engine.go(limits);

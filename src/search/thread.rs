@@ -193,9 +193,16 @@ fn rank_by_tablebases(
         return (root_moves, cardinality);
     }
     let mut b = board.clone();
-    let Some(ranking) = tb.rank_root(&mut b, config.tb_50_move_rule, true) else {
-        return (root_moves, cardinality);
+    let ranking = match tb.rank_root(&mut b, config.tb_50_move_rule, true) {
+        Ok(r) => r,
+        Err(e) => {
+            shared.tb_failed(e);
+            return (root_moves, cardinality);
+        }
     };
+    if let Some(e) = ranking.dtz_error.clone() {
+        shared.tb_failed(e);
+    }
     shared.tbhits.fetch_add(ranking.moves.len() as u64, Relaxed);
     use crate::tb::TbScore;
     let best_rank = ranking.moves.first().map_or(0, |m| m.rank);

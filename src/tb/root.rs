@@ -66,6 +66,8 @@ pub struct RankedMove {
 pub struct RootRanking {
     pub moves: Vec<RankedMove>,
     pub used_dtz: bool,
+    /// Why the DTZ ranking was not used (a missing DTZ table is usual).
+    pub dtz_error: Option<TbError>,
 }
 
 /// Stockfish's display score of a rank.
@@ -109,26 +111,31 @@ impl Tablebases {
     /// first; `None` when the position is not in the tables (too many
     /// pieces, castling rights, no legal move, or a probe failed).
     pub fn rank_root_moves(&self, board: &mut Board, rule50: bool) -> Option<Vec<(Move, i32)>> {
-        self.rank_root(board, rule50, true).map(|r| r.moves.iter().map(|m| (m.mv, m.rank)).collect())
+        let ranking = self.rank_root(board, rule50, true).ok()?;
+        (!ranking.moves.is_empty()).then(|| ranking.moves.iter().map(|m| (m.mv, m.rank)).collect())
     }
 
     /// [`Tablebases::rank_root_moves`] with scores; `rank_dtz` false ranks
     /// all safe wins equally (Stockfish does this when it wants the search,
-    /// not DTZ, to choose among winning moves).
-    pub fn rank_root(&self, board: &mut Board, rule50: bool, rank_dtz: bool) -> Option<RootRanking> {
-        if board.castling_rights() != 0 || board.occupied().count() > self.max_pieces() {
-            return None;
+    /// not DTZ, to choose among winning moves). DTZ ranks when every DTZ
+    /// probe succeeds, WDL otherwise (`dtz_error` then says why); the error
+    /// is that of the position being outside the tables or of a failed WDL
+    /// probe. No legal move gives an empty ranking.
+    pub fn rank_root(&self, board: &mut Board, rule50: bool, rank_dtz: bool) -> Result<RootRanking, TbError> {
+        if board.castling_rights() != 0 {
+            return Err(TbError::Castling);
+        }
+        let count = board.occupied().count();
+        if count > self.max_pieces() {
+            return Err(TbError::TooManyPieces { count, max: self.max_pieces() });
         }
         let legal: Vec<Move> = board.legal_moves().iter().collect();
-        if legal.is_empty() {
-            return None;
-        }
-        let (mut moves, used_dtz) = match self.dtz_ranks(board, &legal, rank_dtz, rule50) {
-            Ok(ranks) => (ranks, true),
-            Err(_) => (self.wdl_ranks(board, &legal, rule50).ok()?, false),
+        let (mut moves, dtz_error) = match self.dtz_ranks(board, &legal, rank_dtz, rule50) {
+            Ok(ranks) => (ranks, None),
+            Err(e) => (self.wdl_ranks(board, &legal, rule50)?, Some(e)),
         };
         moves.sort_by_key(|m| std::cmp::Reverse(m.rank));
-        Some(RootRanking { moves, used_dtz })
+        Ok(RootRanking { moves, used_dtz: dtz_error.is_none(), dtz_error })
     }
 
     fn dtz_ranks(
