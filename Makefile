@@ -4,8 +4,21 @@ CARGO  ?= cargo
 VENV   := .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/engine.toml
+# The CPU every build here targets: x86-64-v3 (AVX2, BMI2, POPCNT; the
+# OpenBench-style portable modern build). `make ARCH=x86-64` is the plain
+# baseline for older CPUs, `make ARCH=native` this machine.
+ARCH   ?= x86-64-v3
+export RUSTFLAGS += -C target-cpu=$(ARCH)
 
-.PHONY: all build run test unit-test engine-test lint bench-check debug-game debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
+# SPRT (engine-tests/sprt.py): the working tree's build against BASE.
+BASE ?= HEAD
+NODES ?=
+ELO0 ?= 0
+ELO1 ?= 5
+CONCURRENCY ?= 2
+OPENINGS ?= engine-tests/openings/balanced-3000.epd
+
+.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -81,7 +94,7 @@ gauntlet: build deps gauntlet-deps
 	  --opponent sf2500=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=2500 \
 	  --opponent glaurung=$(GLAURUNG),Threads=1,Hash=16,OwnBook=false \
 	  --opponent toga2=$(TOGA2),Hash=16,OwnBook=false \
-	  --games $(GAMES) --tc $(TC) $(GAUNTLET_ARGS)
+	  --games $(GAMES) --tc $(TC) --openings $(OPENINGS) $(GAUNTLET_ARGS)
 
 # Debian's Glaurung and Toga II, the gauntlet's other opponents.
 gauntlet-deps:
@@ -102,6 +115,24 @@ tb-bench:
 clean:
 	$(CARGO) clean
 	rm -rf $(VENV) $(EXE)
+
+# SPRT of the working tree against BASE (a commit): `make sprt BASE=main`,
+# `make sprt BASE=HEAD~1 NODES=20000`, bounds `ELO0=-5 ELO1=0` for a
+# simplification. Exits 0 when H1 is accepted (1: H0, 3: undecided).
+sprt: build deps
+	@base=$$(engine-tests/sprt_base.sh $(BASE)) && \
+	$(PY) engine-tests/sprt.py --new ./$(EXE) --new-name new --base "$$base" --base-name "base-$$(git rev-parse --short $(BASE))" \
+	  --openings $(OPENINGS) --tc $(if $(NODES),nodes=$(NODES),$(TC)) --elo0 $(ELO0) --elo1 $(ELO1) \
+	  --concurrency $(CONCURRENCY) --option Hash=16
+
+# The SPRT's own check: the same build with 4x the nodes must pass [0, 30],
+# with a quarter of them it must fail.
+sprt-selftest: build deps
+	$(PY) engine-tests/sprt.py --new ./$(EXE) --base ./$(EXE) --openings $(OPENINGS) --tc nodes=2000 \
+	  --new-nodes 8000 --elo0 0 --elo1 30 --concurrency $(CONCURRENCY) --option Hash=4 --seed 1
+	$(PY) engine-tests/sprt.py --new ./$(EXE) --base ./$(EXE) --openings $(OPENINGS) --tc nodes=2000 \
+	  --base-nodes 8000 --elo0 0 --elo1 30 --concurrency $(CONCURRENCY) --option Hash=4 --seed 1; \
+	  test $$? -eq 1 && echo "sprt-selftest: the stronger build passed and the weaker one failed"
 
 # Time to depth 14 on the first 10 bench positions (middlegames), 1 vs 2 threads.
 smp-bench: build

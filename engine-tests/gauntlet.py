@@ -10,10 +10,13 @@ Games are played in pairs: each opening twice, the colours swapped. The
 runner keeps both clocks itself (Fischer: the time a move took, measured
 around the engine call, comes off the mover's clock, then the increment is
 added); a side whose clock goes below zero loses on time. Games end by the
-rules through `board.outcome(claim_draw=True)` (mate, stalemate, insufficient
-material, threefold repetition and the fifty-move rule as soon as they can be
-claimed); `--adjudicate` adds resign and draw adjudication from the engines'
-scores. A crash, an illegal or missing best move, or a hang loses the game
+rules as cutechess-cli ends them (`game_end`): mate, stalemate, insufficient
+material, a position on the board for the third time, and 100 plies without
+a capture or pawn move. A draw that could only be claimed by playing a
+repeating move is not taken for the engine (python-chess's
+`outcome(claim_draw=True)` does that: it turned some lost games into draws
+and pulled this runner's results towards 50 % beside cutechess-cli).
+`--adjudicate` adds resign and draw adjudication from the engines' scores. A crash, an illegal or missing best move, or a hang loses the game
 for that side and the engine is restarted for the next game.
 
 `--tc` is `BASE+INC` in seconds (`10+0.1`, `60`), or `st=SECONDS` for a fixed
@@ -466,6 +469,20 @@ class GameResult:
         return game
 
 
+def game_end(board: chess.Board) -> Optional[tuple[str, str]]:
+    """(result, termination) when the game is over on the board, as
+    cutechess-cli decides it: mate, stalemate, insufficient material, the
+    third occurrence of the position, or the fifty-move rule reached."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is not None:
+        return outcome.result(), outcome.termination.name.lower().replace("_", " ")
+    if board.is_repetition(3):
+        return "1/2-1/2", "threefold repetition"
+    if board.halfmove_clock >= 100:
+        return "1/2-1/2", "fifty moves"
+    return None
+
+
 def play_game(white: Player, black: Player, opening: Opening, tc: TimeControl, *,
               adjudication: Adjudication = Adjudication(), timemargin: float = 0.0,
               max_plies: Optional[int] = None, hang_grace: float = 5.0,
@@ -499,9 +516,9 @@ def play_game(white: Player, black: Player, opening: Opening, tc: TimeControl, *
             return forfeit(side, "hang", f"at ucinewgame: {e!r}")
 
     while True:
-        outcome = board.outcome(claim_draw=True)
-        if outcome is not None:
-            return done(outcome.result(), outcome.termination.name.lower().replace("_", " "))
+        ending = game_end(board)
+        if ending is not None:
+            return done(*ending)
         if max_plies is not None and len(records) >= max_plies:
             return done("1/2-1/2", "adjudication: ply limit", detail=f"{max_plies} plies")
 
@@ -798,6 +815,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     ap.add_argument("--openings", help="PGN, or text with one FEN/EPD or SAN/UCI move line per opening (default: built-in list)")
     ap.add_argument("--seed", type=int, default=1, help="shuffles the opening order (default 1; the same order every run)")
+    ap.add_argument("--order", choices=["random", "sequential"], default="random",
+                    help="openings shuffled by --seed, or in file order (as cutechess-cli's order=sequential)")
     ap.add_argument("--pgn-out", help="append the games to this PGN file")
     ap.add_argument("--timemargin", type=float, default=None, metavar="MS",
                     help="ms a move may exceed the clock before it loses (default 0; 50 with st=)")
@@ -825,7 +844,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         ap.error(f"engine and opponent names must differ: {names}")
     if args.games < 1:
         ap.error("--games must be at least 1")
-    random.Random(args.seed).shuffle(openings)
+    if args.order == "random":
+        random.Random(args.seed).shuffle(openings)
     margin_ms = args.timemargin if args.timemargin is not None else (50.0 if tc.movetime is not None else 0.0)
     adjudication = Adjudication()
     if args.adjudicate:

@@ -220,3 +220,19 @@ def test_cli_rejects_an_unknown_engine_option(capsys):
     rc = g.main(["--engine", f"{sys.executable} {FAKE}", "--opponent", f"x={sys.executable} {FAKE},NoSuch=1"])
     assert rc == 2
     assert "no option 'NoSuch'" in capsys.readouterr().err
+
+
+def test_game_ends_on_the_third_occurrence_not_on_a_claim_by_move():
+    """cutechess-cli's rule: a repetition that could only be claimed by
+    playing the repeating move does not end the game."""
+    board = chess.Board()
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]:
+        board.push_uci(uci)
+    assert board.can_claim_threefold_repetition()
+    assert g.game_end(board) is None
+    board.push_uci("f6g8")
+    assert g.game_end(board) == ("1/2-1/2", "threefold repetition")
+    fifty = chess.Board("8/8/4k3/8/8/3K4/8/R7 w - - 99 80")
+    assert g.game_end(fifty) is None
+    fifty.push_uci("a1a2")
+    assert g.game_end(fifty) == ("1/2-1/2", "fifty moves")

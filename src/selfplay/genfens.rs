@@ -2,10 +2,12 @@
 //! opening positions for data generation, the same for the same arguments,
 //! so OpenBench can spread generation over many machines.
 //!
-//! Each position is the book's (an EPD/PGN file now; YACB or Polyglot once
-//! [`super::open_book`] is wired) or the start position (a random Chess960
+//! Each position is the book's (an EPD/PGN file, or a YACB or Polyglot book
+//! walked by [`super::open_book`]) or the start position (a random Chess960
 //! one when `UCI_Chess960` is on), plus random legal plies (8 without a book,
-//! 2 with one), kept only when a short search scores it within ±400 cp.
+//! 2 with one), kept only when a short search scores it within ±400 cp, or
+//! within the `window CP` of the line (an Archivist extension: SPRT opening
+//! suites use `window 150`).
 
 use super::game::{balanced_opening, Player, StopSlot};
 use super::openings::{FileOpenings, OpeningError, OpeningSource, Rng};
@@ -24,12 +26,14 @@ pub struct Request {
     pub count: u64,
     pub seed: u64,
     pub book: Option<String>,
+    /// The balance window in centipawns (`window CP`; default ±400).
+    pub window_cp: i32,
 }
 
 impl Request {
-    /// Parses `genfens N seed S book <None|FILE>` (`seed` and `book` are
-    /// optional; unknown trailing words, such as OpenBench's extras, are
-    /// ignored).
+    /// Parses `genfens N seed S book <None|FILE> [window CP]` (`seed`, `book`
+    /// and `window` are optional; unknown trailing words, such as OpenBench's
+    /// extras, are ignored).
     pub fn parse(line: &str) -> Result<Request, String> {
         let words: Vec<&str> = line.split_whitespace().collect();
         if words.first() != Some(&"genfens") {
@@ -37,7 +41,7 @@ impl Request {
         }
         let count =
             words.get(1).and_then(|w| w.parse::<u64>().ok()).ok_or("usage: genfens N [seed S] [book <None|FILE>]")?;
-        let mut req = Request { count, seed: 0, book: None };
+        let mut req = Request { count, seed: 0, book: None, window_cp: config::DEFAULT_OPENING_CP_LIMIT };
         let mut i = 2;
         while i < words.len() {
             match (words[i], words.get(i + 1)) {
@@ -47,6 +51,14 @@ impl Request {
                         .map(|v| v as u64)
                         .or_else(|_| s.parse::<u64>())
                         .map_err(|_| format!("genfens: seed '{s}' is not a number"))?;
+                    i += 2;
+                }
+                ("window", Some(w)) => {
+                    req.window_cp = w
+                        .parse::<i32>()
+                        .ok()
+                        .filter(|&w| w > 0)
+                        .ok_or_else(|| format!("genfens: window '{w}' is not a positive number of centipawns"))?;
                     i += 2;
                 }
                 ("book", Some(b)) => {
@@ -89,7 +101,7 @@ pub fn generate(req: &Request, chess960: bool) -> Result<Vec<String>, OpeningErr
         random_plies: if has_book { 2 } else { 8 },
         chess960,
         max_plies: config::DEFAULT_MAX_PLIES,
-        opening_cp_limit: config::DEFAULT_OPENING_CP_LIMIT,
+        opening_cp_limit: req.window_cp,
         score_rules: ScoreRules::default(),
         progress_interval: Duration::from_secs(10),
     };
@@ -121,16 +133,19 @@ mod tests {
     #[test]
     fn parses_openbench_command() {
         let r = Request::parse("genfens 10 seed 123 book None").unwrap();
-        assert_eq!(r, Request { count: 10, seed: 123, book: None });
+        assert_eq!(r, Request { count: 10, seed: 123, book: None, window_cp: 400 });
         let r = Request::parse("genfens 5 seed -7 book books/a.epd extra x").unwrap();
-        assert_eq!(r, Request { count: 5, seed: (-7i64) as u64, book: Some("books/a.epd".into()) });
+        assert_eq!(r, Request { count: 5, seed: (-7i64) as u64, book: Some("books/a.epd".into()), window_cp: 400 });
+        let r = Request::parse("genfens 5 seed 1 book None window 150").unwrap();
+        assert_eq!(r.window_cp, 150);
+        assert!(Request::parse("genfens 5 window -3").is_err());
         assert!(Request::parse("genfens x").is_err());
         assert!(Request::parse("genfens 3 seed y").is_err());
     }
 
     #[test]
     fn same_seed_gives_same_valid_positions() {
-        let req = Request { count: 6, seed: 99, book: None };
+        let req = Request { count: 6, seed: 99, book: None, window_cp: 400 };
         let a = generate(&req, false).unwrap();
         assert_eq!(a.len(), 6);
         assert_eq!(a, generate(&req, false).unwrap());
