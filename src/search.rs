@@ -293,13 +293,31 @@ pub struct Worker {
     // Limits (main thread enforces them).
     max_nodes: u64,
     maximum_ms: u64,
+    reductions: Reductions,
 }
 
-/// Late-move reduction table, [depth][move number], in plies.
-fn lmr(depth: i32, moves: usize) -> i32 {
-    let d = (depth.clamp(1, 63)) as f64;
-    let m = (moves.clamp(1, 63)) as f64;
-    (P::LMR_BASE + d.ln() * m.ln() / P::LMR_DIVISOR) as i32
+/// Late-move reductions in plies, `[depth][move number]` (both 0..=63;
+/// larger values use row or column 63): `LMR_BASE + ln(depth)·ln(moves) /
+/// LMR_DIVISOR`, computed once per worker so the search does no floating
+/// point per node.
+struct Reductions(Box<[[u8; 64]; 64]>);
+
+impl Reductions {
+    fn new() -> Reductions {
+        let mut table = Box::new([[0u8; 64]; 64]);
+        for (depth, row) in table.iter_mut().enumerate() {
+            for (moves, r) in row.iter_mut().enumerate() {
+                let d = (depth.max(1)) as f64;
+                let m = (moves.max(1)) as f64;
+                *r = (P::LMR_BASE + d.ln() * m.ln() / P::LMR_DIVISOR) as u8;
+            }
+        }
+        Reductions(table)
+    }
+
+    fn get(&self, depth: i32, moves: usize) -> i32 {
+        i32::from(self.0[depth.clamp(1, 63) as usize][moves.clamp(1, 63)])
+    }
 }
 
 impl Worker {
@@ -322,6 +340,7 @@ impl Worker {
             tb_cardinality: 0,
             max_nodes: u64::MAX,
             maximum_ms: u64::MAX,
+            reductions: Reductions::new(),
         }
     }
 
@@ -518,7 +537,10 @@ impl Worker {
         let mut best = -INFINITE;
         let mut best_move = Move::NONE;
         let mut move_count = 0usize;
-        let mut quiets_tried: Vec<Move> = Vec::new();
+        // Quiet moves searched before the best one (their history is lowered
+        // on a fail high): a fixed array, no allocation per node.
+        let mut quiets_tried = [Move::NONE; P::QUIETS_TRIED_MAX];
+        let mut quiets_count = 0;
         let original_alpha = alpha;
 
         loop {
@@ -572,7 +594,7 @@ impl Worker {
             let mut v = -INFINITE;
             let reducible = !noisy || is_bad_capture_score(order_score);
             if depth >= P::LMR_MIN_DEPTH && move_count > 1 + root as usize && reducible {
-                let mut r = lmr(depth, move_count);
+                let mut r = self.reductions.get(depth, move_count);
                 r -= pv_node as i32;
                 r += !improving as i32;
                 r += cut_node as i32;
@@ -627,8 +649,9 @@ impl Worker {
                     alpha = v;
                 }
             }
-            if !noisy && m != best_move && quiets_tried.len() < P::QUIETS_TRIED_MAX {
-                quiets_tried.push(m);
+            if !noisy && m != best_move && quiets_count < P::QUIETS_TRIED_MAX {
+                quiets_tried[quiets_count] = m;
+                quiets_count += 1;
             }
         }
 
@@ -641,7 +664,7 @@ impl Worker {
         if best >= beta && !is_noisy(&self.board, best_move) {
             let bonus = (P::HISTORY_BONUS_MUL * depth - P::HISTORY_BONUS_SUB).min(P::HISTORY_BONUS_MAX);
             self.history.update(&self.board, best_move, bonus);
-            for &q in &quiets_tried {
+            for &q in &quiets_tried[..quiets_count] {
                 self.history.update(&self.board, q, -bonus);
             }
             if self.killers[ply][0] != best_move {
