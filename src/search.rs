@@ -1,13 +1,16 @@
 //! The search: iterative deepening with aspiration windows around a
 //! principal-variation alpha-beta search, and quiescence with SEE.
 //!
-//! A [`Worker`] owns a copy of the board and its ordering tables; all workers
+//! A [`Worker`] owns a copy of the board, its ordering tables (butterfly,
+//! counter-move and continuation histories) and its pawn correction history
+//! ([`correction`]); all workers
 //! share the transposition table and a [`Shared`] block (stop flag, node
 //! counters). The search never prints: the main worker reports
 //! [`SearchEvent`]s through a callback. Threads and the final `bestmove`
 //! live in [`thread`]; time budgets in [`time`].
 
 pub mod book;
+pub mod correction;
 pub mod ordering;
 pub mod params;
 pub mod see;
@@ -270,6 +273,8 @@ impl std::fmt::Debug for SearchConfig {
 struct Frame {
     static_eval: i32,
     current: Move,
+    /// Continuation key of `current` ([`ordering::NO_CONT`] for a null move).
+    cont: u16,
 }
 
 /// Per-thread search state.
@@ -294,6 +299,7 @@ pub struct Worker {
     max_nodes: u64,
     maximum_ms: u64,
     reductions: Reductions,
+    correction: correction::Correction,
 }
 
 /// Late-move reductions in plies, `[depth][move number]` (both 0..=63;
@@ -329,7 +335,7 @@ impl Worker {
             completed_depth: 0,
             history: History::default(),
             killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
-            frames: vec![Frame { static_eval: NO_VALUE, current: Move::NONE }; MAX_PLY + 4],
+            frames: vec![Frame { static_eval: NO_VALUE, current: Move::NONE, cont: ordering::NO_CONT }; MAX_PLY + 4],
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 2],
             pv_len: vec![0; MAX_PLY + 2],
             nodes: 0,
@@ -341,12 +347,14 @@ impl Worker {
             max_nodes: u64::MAX,
             maximum_ms: u64::MAX,
             reductions: Reductions::new(),
+            correction: correction::Correction::default(),
         }
     }
 
     /// Forgets ordering statistics (new game).
     pub fn clear(&mut self) {
         self.history.clear();
+        self.correction.clear();
         for k in &mut self.killers {
             *k = [Move::NONE; 2];
         }
@@ -462,8 +470,10 @@ impl Worker {
             }
         }
 
-        // Step 4. Static evaluation, refined by the TT value when its bound allows.
-        let static_eval = if in_check {
+        // Step 4. Static evaluation (the TT keeps the raw one), corrected by
+        // the pawn correction history, then refined by the TT value when
+        // its bound allows.
+        let raw_eval = if in_check {
             NO_VALUE
         } else {
             match tte {
@@ -471,6 +481,7 @@ impl Worker {
                 _ => evaluate(&self.board),
             }
         };
+        let static_eval = self.corrected(raw_eval);
         self.frames[ply].static_eval = static_eval;
         let mut eval = static_eval;
         if !in_check && tt_value != NO_VALUE {
@@ -514,6 +525,7 @@ impl Worker {
         {
             let r = P::NMP_BASE + depth / P::NMP_DEPTH_DIV + ((eval - beta) / P::NMP_EVAL_DIV).min(P::NMP_EVAL_MAX);
             self.frames[ply].current = Move::NULL;
+            self.frames[ply].cont = ordering::NO_CONT;
             self.board.make_null_move();
             let v = -self.search(ctx, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
             self.board.unmake_move();
@@ -531,8 +543,13 @@ impl Worker {
         }
 
         // Step 8. The move loop.
-        let mut picker =
-            if root { None } else { Some(MovePicker::main(&self.board, tt_move, self.killers[ply], &self.history)) };
+        let cont_at = |back: usize| if ply >= back { self.frames[ply - back].cont } else { ordering::NO_CONT };
+        let conts = [cont_at(1), cont_at(2)];
+        let mut picker = if root {
+            None
+        } else {
+            Some(MovePicker::main(&self.board, tt_move, self.killers[ply], &self.history, conts))
+        };
         let mut root_index = self.pv_idx;
         let mut best = -INFINITE;
         let mut best_move = Move::NONE;
@@ -582,8 +599,9 @@ impl Worker {
 
             // Step 10. Make the move; check extension.
             let nodes_before = self.nodes;
-            let hist = if noisy { 0 } else { self.history.quiet(&self.board, m) };
+            let hist = if noisy { 0 } else { self.history.quiet_with(&self.board, m, conts) };
             self.frames[ply].current = m;
+            self.frames[ply].cont = ordering::cont_index(&self.board, m);
             self.board.make_move(m);
             ctx.tt.prefetch(self.board.key());
             let gives_check = self.board.in_check();
@@ -663,9 +681,9 @@ impl Worker {
         // Step 15. Reward the move that failed high; punish the quiets tried before it.
         if best >= beta && !is_noisy(&self.board, best_move) {
             let bonus = (P::HISTORY_BONUS_MUL * depth - P::HISTORY_BONUS_SUB).min(P::HISTORY_BONUS_MAX);
-            self.history.update(&self.board, best_move, bonus);
+            self.history.update(&self.board, best_move, conts, bonus);
             for &q in &quiets_tried[..quiets_count] {
-                self.history.update(&self.board, q, -bonus);
+                self.history.update(&self.board, q, conts, -bonus);
             }
             if self.killers[ply][0] != best_move {
                 self.killers[ply][1] = self.killers[ply][0];
@@ -683,9 +701,29 @@ impl Worker {
             Bound::Upper
         };
         if !(root && self.pv_idx > 0) {
-            ctx.tt.store(key, depth, bound, pv_node, best_move, value_to_tt(best, ply), static_eval);
+            ctx.tt.store(key, depth, bound, pv_node, best_move, value_to_tt(best, ply), raw_eval);
+        }
+
+        // Step 17. Teach the correction history what this search found,
+        // unless a capture decided it or the bound says nothing about it.
+        if !in_check
+            && (best_move.is_none() || !is_noisy(&self.board, best_move))
+            && best.abs() < TB_WIN_IN_MAX_PLY
+            && !(bound == Bound::Lower && best <= static_eval)
+            && !(bound == Bound::Upper && best >= static_eval)
+        {
+            self.correction.update(&self.board, depth, best - static_eval);
         }
         best
+    }
+
+    /// A raw static evaluation plus the pawn correction history, kept
+    /// clear of the tablebase and mate range.
+    fn corrected(&self, raw_eval: i32) -> i32 {
+        if raw_eval == NO_VALUE {
+            return NO_VALUE;
+        }
+        (raw_eval + self.correction.get(&self.board)).clamp(-TB_WIN_IN_MAX_PLY + 1, TB_WIN_IN_MAX_PLY - 1)
     }
 
     /// WDL probe inside the search; returns a value when it settles the node.
@@ -768,14 +806,17 @@ impl Worker {
         }
         let mut best;
         let static_eval;
+        let raw_eval;
         if in_check {
             best = -INFINITE;
             static_eval = NO_VALUE;
+            raw_eval = NO_VALUE;
         } else {
-            static_eval = match tte {
+            raw_eval = match tte {
                 Some(e) if e.eval.unsigned_abs() < 30_000 => e.eval as i32,
                 _ => evaluate(&self.board),
             };
+            static_eval = self.corrected(raw_eval);
             best = static_eval;
             if best >= beta {
                 return best;
@@ -831,7 +872,7 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        ctx.tt.store(key, 0, bound, pv_node, best_move, value_to_tt(best, ply), static_eval);
+        ctx.tt.store(key, 0, bound, pv_node, best_move, value_to_tt(best, ply), raw_eval);
         best
     }
 }

@@ -1,7 +1,8 @@
 //! Move ordering: history tables and the move picker.
 //!
 //! The picker generates the legal moves once, scores them (TT move, good
-//! captures by MVV-LVA, killers, counter-move, quiets by history, losing
+//! captures by MVV-LVA, killers, counter-move, quiets by butterfly and
+//! continuation histories (1 and 2 plies back), losing
 //! captures last) and hands them out best first by selection.
 
 use super::see::{see_ge, SEE_VALUES};
@@ -17,16 +18,44 @@ const COUNTER: i32 = KILLER_1 - 2;
 const BAD_CAPTURE: i32 = -(1 << 28);
 pub const HISTORY_MAX: i32 = 16_384;
 
-/// Butterfly history [colour][from][to] and counter-moves [piece][to].
+/// A (piece, destination) pair as an index `piece * 64 + to` (0..768), the
+/// key of continuation histories; [`NO_CONT`] for no move (null move, root).
+pub const NO_CONT: u16 = u16::MAX;
+const CONT_SIZE: usize = 12 * 64;
+
+/// The continuation keys of the moves 1 and 2 plies before a node.
+pub type Conts = [u16; 2];
+
+/// The continuation key of `m` in `board` (before it is made).
+#[inline]
+pub fn cont_index(board: &Board, m: Move) -> u16 {
+    board.piece_on(m.from()).map_or(NO_CONT, |p| (p.index() * 64 + m.to().index()) as u16)
+}
+
+/// Butterfly history [colour][from][to], counter-moves [piece][to], and
+/// the continuation history [previous (piece, to)][(piece, to)], shared by
+/// the moves 1 and 2 plies back (as in Stockfish).
 pub struct History {
     butterfly: Box<[[[i32; 64]; 64]; 2]>,
     counter: Box<[[Move; 64]; 12]>,
+    cont: Box<[i16]>,
 }
 
 impl Default for History {
     fn default() -> Self {
-        History { butterfly: Box::new([[[0; 64]; 64]; 2]), counter: Box::new([[Move::NONE; 64]; 12]) }
+        History {
+            butterfly: Box::new([[[0; 64]; 64]; 2]),
+            counter: Box::new([[Move::NONE; 64]; 12]),
+            cont: vec![0; CONT_SIZE * CONT_SIZE].into_boxed_slice(),
+        }
     }
+}
+
+/// Gravity update: moves towards ±HISTORY_MAX, never past it.
+#[inline]
+fn gravity(e: i32, bonus: i32) -> i32 {
+    let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    e + b - e * b.abs() / HISTORY_MAX
 }
 
 impl History {
@@ -39,11 +68,31 @@ impl History {
         self.butterfly[board.side_to_move().index()][m.from().index()][m.to().index()]
     }
 
-    /// Gravity update: moves towards ±HISTORY_MAX, never past it.
-    pub fn update(&mut self, board: &Board, m: Move, bonus: i32) {
+    /// The butterfly history plus the continuation histories of `conts`.
+    #[inline]
+    pub fn quiet_with(&self, board: &Board, m: Move, conts: Conts) -> i32 {
+        let mut score = self.quiet(board, m);
+        let idx = cont_index(board, m);
+        if idx != NO_CONT {
+            for c in conts.into_iter().filter(|&c| c != NO_CONT) {
+                score += i32::from(self.cont[c as usize * CONT_SIZE + idx as usize]);
+            }
+        }
+        score
+    }
+
+    /// Rewards (or, with a negative bonus, punishes) a quiet move in the
+    /// butterfly and the continuation histories, by gravity.
+    pub fn update(&mut self, board: &Board, m: Move, conts: Conts, bonus: i32) {
         let e = &mut self.butterfly[board.side_to_move().index()][m.from().index()][m.to().index()];
-        let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        *e += b - *e * b.abs() / HISTORY_MAX;
+        *e = gravity(*e, bonus);
+        let idx = cont_index(board, m);
+        if idx != NO_CONT {
+            for c in conts.into_iter().filter(|&c| c != NO_CONT) {
+                let e = &mut self.cont[c as usize * CONT_SIZE + idx as usize];
+                *e = gravity(i32::from(*e), bonus) as i16;
+            }
+        }
     }
 
     /// The counter-move stored for the opponent's last move.
@@ -99,7 +148,7 @@ pub struct MovePicker {
 
 impl MovePicker {
     /// All legal moves, ordered for the main search.
-    pub fn main(board: &Board, tt_move: Move, killers: [Move; 2], history: &History) -> MovePicker {
+    pub fn main(board: &Board, tt_move: Move, killers: [Move; 2], history: &History, conts: Conts) -> MovePicker {
         let mut moves = MoveList::new();
         board.generate(GenKind::All, &mut moves);
         let counter = history.counter_move(board);
@@ -123,7 +172,7 @@ impl MovePicker {
             } else if m == counter {
                 COUNTER
             } else {
-                history.quiet(board, m)
+                history.quiet_with(board, m, conts)
             };
         }
         MovePicker { moves, scores, next: 0 }

@@ -59,8 +59,9 @@ pub const LMR_MIN_DEPTH: i32 = 3;
 /// Base reduction `LMR_BASE + ln(depth)·ln(moves) / LMR_DIVISOR`, both clamped to 1..=63.
 pub const LMR_BASE: f64 = 0.75;
 pub const LMR_DIVISOR: f64 = 2.25;
-/// One ply less reduction per this much quiet history.
-pub const LMR_HISTORY_DIV: i32 = 6000;
+/// One ply less reduction per this much quiet history (butterfly plus both
+/// continuation histories).
+pub const LMR_HISTORY_DIV: i32 = 8192;
 
 // ----- History ----------------------------------------------------------------
 
@@ -93,3 +94,10 @@ pub const MAXIMUM_TIME_SHARE: f64 = 0.9;
 pub const SINGLE_REPLY_DEPTH: i32 = 4;
 /// Sudden death: the remaining time is planned over this many moves.
 pub const MOVES_HORIZON: u64 = 32;
+
+// ----- Evaluation correction ---------------------------------------------------
+
+/// Pawn correction history: entries are bounded by this many centipawns.
+pub const CORRECTION_MAX: i32 = 64;
+/// The weight (out of 256) of one search's result is `min(depth + 1, this)`.
+pub const CORRECTION_WEIGHT_MAX: i32 = 16;
