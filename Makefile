@@ -18,7 +18,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -111,6 +111,10 @@ perft-bench:
 # Syzygy probes per second, beside the shakmaty-syzygy crate.
 tb-bench:
 	$(CARGO) bench --bench tb
+
+# NNUE accumulator refreshes, incremental updates and forward passes per second.
+nnue-bench:
+	$(CARGO) bench --bench nnue
 
 clean:
 	$(CARGO) clean

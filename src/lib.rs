@@ -1,7 +1,7 @@
 //! Archivist: a UCI chess engine whose specialty is everything an engine
 //! keeps on disk.
 //!
-//! Dependencies point one way: `types` → `attacks` → `board` → {`eval`, `tt`, `tb`}
+//! Dependencies point one way: `types` → `attacks` → `board` → {`eval`, `nnue`, `tt`, `tb`}
 //! → `search` → {`analysis`, `engine`} → `uci`/`cli`.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -21,6 +21,7 @@ pub mod epd;
 pub mod eval;
 pub mod logging;
 pub mod mapped;
+pub mod nnue;
 pub mod perft;
 pub mod pgn;
 pub mod records;
