@@ -3,6 +3,7 @@ driven through the binary and checked with python-chess."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import signal
 import subprocess
@@ -108,6 +109,55 @@ def test_existing_output_refused_unless_append(exe, tmp_path):
     assert out.stat().st_size > size
     assert "valid, 2 games" in verify(exe, out).stdout
     assert summary_games(first.stdout) == 1
+
+
+def test_value_only_records_are_read_by_the_records_tools(exe, tmp_path):
+    out = tmp_path / "v.bin"
+    selfplay(exe, out, "--games", "2", "--seed", "8", "--value-only", "--soft-nodes", "300")
+    r = verify(exe, out)
+    assert r.returncode == 0, r.stdout
+    m = re.search(r"valid, 2 games, (\d+) positions", r.stdout)
+    assert m, r.stdout
+    positions = int(m.group(1))
+    # 45 bytes a game (header, terminator) and 5 a position: move, score, count 0.
+    assert out.stat().st_size == 2 * 45 + 5 * positions
+    stats = run(exe, "records", "stats", str(out)).stdout
+    assert f"positions:    {positions}" in stats and "visits:       0 positions (0.0%)" in stats
+    plain = run(exe, "records", "dump", str(out)).stdout.splitlines()
+    plies = [l for l in plain if not l.startswith("game ")]
+    assert len(plies) == positions and all(l.endswith("moves   0 visits []") for l in plies)
+    fens = run(exe, "records", "dump", "--fen", str(out)).stdout.splitlines()
+    assert len(fens) == positions
+    for line in fens:
+        fen, score, _, move = (f.strip() for f in line.split("|"))
+        assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves and 0.0 <= float(score) <= 1.0
+    stream = io.StringIO(run(exe, "records", "dump", "--pgn", str(out)).stdout)
+    assert sum(1 for _ in iter(lambda: chess.pgn.read_game(stream), None)) == 2
+
+
+def test_fill_resumes_and_the_run_log_records_every_run(exe, tmp_path):
+    out = tmp_path / "r.bin"
+    log = tmp_path / "r.bin.runs.json"
+    r = selfplay(exe, out, "--fill", "2", "--seed", "21", "--value-only")
+    assert "game indices from 0" in r.stdout
+    r = selfplay(exe, out, "--fill", "4", "--seed", "21", "--value-only")
+    assert "game indices from 2; 2 games were already in the file" in r.stdout
+    assert summary_games(r.stdout) == 2
+    r = selfplay(exe, out, "--fill", "4", "--seed", "21", "--value-only")
+    assert "nothing to play" in r.stdout and summary_games(r.stdout) == 0
+    assert "valid, 4 games" in verify(exe, out).stdout
+    runs = json.loads(log.read_text())["runs"]
+    assert [(x["seed"], x["first_index"], x["end_index"], x["games"], x["status"]) for x in runs] == [
+        (21, 0, 2, 2, "finished"), (21, 2, 4, 2, "finished")]
+    assert runs[1]["bytes_after"] == out.stat().st_size
+    assert "--fill 4" in runs[1]["command"]
+    assert runs[0]["settings"]["value_only"] and runs[0]["settings"]["nodes"] == 400
+    # A crash mid-write leaves a game cut short: appending removes it.
+    data = out.read_bytes()
+    out.write_bytes(data + data[:50])
+    r = selfplay(exe, out, "--fill", "5", "--seed", "21", "--value-only")
+    assert "removed a game cut short (50 bytes)" in r.stdout
+    assert "valid, 5 games" in verify(exe, out).stdout
 
 
 def test_verify_rejects_corrupt_and_truncated_files(exe, tmp_path):

@@ -236,11 +236,13 @@ impl GameRecorder {
         if !self.board.is_legal(mv) {
             return Err(RecordError::Unencodable { reason: format!("ply {}: illegal move {mv:?}", self.plies + 1) });
         }
-        let legal = self.board.count_legal() as usize;
-        if !visits.is_empty() && (visits.len() != legal || legal > 255) {
-            return Err(RecordError::Unencodable {
-                reason: format!("ply {}: {} visit bytes for {legal} legal moves", self.plies + 1, visits.len()),
-            });
+        if !visits.is_empty() {
+            let legal = self.board.count_legal() as usize;
+            if visits.len() != legal || legal > 255 {
+                return Err(RecordError::Unencodable {
+                    reason: format!("ply {}: {} visit bytes for {legal} legal moves", self.plies + 1, visits.len()),
+                });
+            }
         }
         self.buf.extend_from_slice(&self.board.to_record_move(mv).to_le_bytes());
         self.buf.extend_from_slice(&score.to_le_bytes());
@@ -415,20 +417,50 @@ pub fn validate(data: &[u8]) -> Result<Totals, RecordError> {
 /// enough for any file: the number of complete games, or where the framing
 /// breaks. Used before appending to an existing file.
 pub fn scan(data: &[u8]) -> Result<u64, RecordError> {
-    let mut cur = Cursor { data, pos: 0, game: 0 };
-    while cur.pos < data.len() {
-        cur.take(HEADER_BYTES)?;
-        loop {
-            if cur.u16()? == 0 {
-                break;
-            }
-            cur.take(2)?;
-            let n = cur.u8()?;
-            cur.take(n as usize)?;
-        }
-        cur.game += 1;
+    let f = framing(data);
+    if f.complete_bytes < data.len() as u64 {
+        return Err(RecordError::Truncated { game: f.games, offset: data.len() as u64 });
     }
-    Ok(cur.game)
+    Ok(f.games)
+}
+
+/// Where the framing of a file's games ends: see [`framing`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Framing {
+    /// Games whose framing is complete, from the start of the file.
+    pub games: u64,
+    /// Bytes those games take (the offset just after the last of them).
+    pub complete_bytes: u64,
+    /// Offset of the last of them (0 when there is none).
+    pub last_game_start: u64,
+}
+
+/// The games at the start of `data` whose framing (header size, count
+/// bytes, terminator) is complete; what follows `complete_bytes`, if
+/// anything, is a game cut short or damage. Framing only: moves and boards
+/// are not checked.
+pub fn framing(data: &[u8]) -> Framing {
+    let mut cur = Cursor { data, pos: 0, game: 0 };
+    let mut f = Framing::default();
+    while cur.pos < data.len() {
+        let start = cur.pos;
+        if frame_one(&mut cur).is_err() {
+            break;
+        }
+        f = Framing { games: f.games + 1, complete_bytes: cur.pos as u64, last_game_start: start as u64 };
+    }
+    f
+}
+
+/// Steps over one game's framing.
+fn frame_one(cur: &mut Cursor) -> Result<(), RecordError> {
+    cur.take(HEADER_BYTES)?;
+    while cur.u16()? != 0 {
+        cur.take(2)?;
+        let n = cur.u8()?;
+        cur.take(n as usize)?;
+    }
+    Ok(())
 }
 
 /// Maps a record file read-only.

@@ -76,6 +76,9 @@ fn value_from_tt(v: i32, ply: usize) -> i32 {
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// Soft node limit: no new iteration starts once the nodes searched
+    /// reach this (checked between iterations; `nodes` stays the hard limit).
+    pub soft_nodes: Option<u64>,
     /// Mate in this many moves.
     pub mate: Option<i32>,
     pub movetime_ms: Option<u64>,

@@ -12,7 +12,14 @@
 //!   a cleared table and history. With one thread the file's bytes are the
 //!   same run after run; with more, the same games come out in another order.
 //! * An existing output file is refused unless appending; appending checks
-//!   the file's framing first and numbers new games after the old ones.
+//!   the file's framing first. A game cut short at the end of the file (a
+//!   crash mid-write: the tail is a valid beginning of a game) is removed
+//!   before appending; any other damage refuses the file. A failed write
+//!   truncates the file back to its last whole game.
+//! * Every run is logged beside the file ([`runlog`], `<out>.runs.json`):
+//!   seed, game indices, settings, counts. A run's first game index is the
+//!   next unused index of its seed in the log (0 for a new seed; for a file
+//!   without a log, the number of games in it), so no game repeats.
 //!
 //! Hooks: an opening book plugs in as an [`OpeningSource`] (see
 //! [`openings::BookMoves`] and [`openings::BookWalk`]) through [`open_book`],
@@ -23,7 +30,9 @@ pub mod config;
 pub mod game;
 pub mod genfens;
 pub mod openings;
+pub mod output;
 pub mod progress;
+pub mod runlog;
 
 pub use adjudication::{Adjudicator, Ending, ScoreRules};
 pub use openings::{OpeningError, OpeningSource};
@@ -31,8 +40,8 @@ pub use openings::{OpeningError, OpeningSource};
 use crate::records::{GameResult, RecordError};
 use crate::search::Limits;
 use game::{FinishedGame, Player, StopSlot};
+use output::{LogEntry, Output};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -52,6 +61,8 @@ pub enum SelfplayError {
     Openings(#[from] OpeningError),
     #[error("tablebases: {0}")]
     Tablebases(String),
+    #[error(transparent)]
+    RunLog(#[from] runlog::RunLogError),
 }
 
 /// The search budget of every move.
@@ -67,7 +78,14 @@ pub struct Settings {
     pub out: PathBuf,
     pub append: bool,
     pub games: u64,
+    /// Play until the file holds this many games instead of `games` more.
+    pub fill: Option<u64>,
+    /// The hard limit of every search.
     pub limit: SearchLimit,
+    /// Soft node limit: no new iteration once the nodes pass it.
+    pub soft_nodes: Option<u64>,
+    /// Write no visit distributions (count byte 0: 5 bytes a position).
+    pub value_only: bool,
     /// Game threads; each search is single-threaded.
     pub threads: usize,
     /// Transposition table per game thread.
@@ -82,13 +100,25 @@ pub struct Settings {
     pub opening_cp_limit: i32,
     pub score_rules: ScoreRules,
     pub progress_interval: Duration,
+    /// The command line that started the run, for the run log.
+    pub command: Option<String>,
 }
 
 impl Settings {
     pub fn limits(&self) -> Limits {
         match self.limit {
-            SearchLimit::Nodes(n) => Limits { nodes: Some(n), ..Limits::default() },
+            SearchLimit::Nodes(n) => Limits { nodes: Some(n), soft_nodes: self.soft_nodes, ..Limits::default() },
             SearchLimit::Depth(d) => Limits { depth: Some(d), ..Limits::default() },
+        }
+    }
+
+    /// The search limit in words: `5000 nodes`, `depth 8` or
+    /// `5000 soft nodes (hard 40000)`.
+    pub fn limit_text(&self) -> String {
+        match (self.limit, self.soft_nodes) {
+            (SearchLimit::Nodes(n), Some(s)) => format!("{s} soft nodes (hard {n})"),
+            (SearchLimit::Nodes(n), None) => format!("{n} nodes"),
+            (SearchLimit::Depth(d), _) => format!("depth {d}"),
         }
     }
 }
@@ -197,7 +227,13 @@ pub struct Summary {
     pub seed: u64,
     /// Games already in the file before the run (when appending).
     pub existing_games: u64,
+    /// The run's first game index.
+    pub first_index: u64,
+    /// Bytes of a game cut short removed from the end of the file first.
+    pub torn_bytes_removed: u64,
     pub out: PathBuf,
+    /// The run log written beside the output.
+    pub log: PathBuf,
 }
 
 impl Summary {
@@ -222,6 +258,26 @@ impl Summary {
         )
     }
 
+    /// Where the run was logged and which game indices it used, e.g.
+    /// `run log: data.bin.runs.json (seed 7, game indices from 0; 0 games were already in the file)`.
+    pub fn log_line(&self) -> String {
+        if self.snapshot.games_target == 0 {
+            return format!("nothing to play: {} holds {} games", self.out.display(), self.existing_games);
+        }
+        let torn = if self.torn_bytes_removed > 0 {
+            format!("; removed a game cut short ({} bytes) from the end of the file first", self.torn_bytes_removed)
+        } else {
+            String::new()
+        };
+        format!(
+            "run log: {} (seed {}, game indices from {}; {} games were already in the file{torn})",
+            self.log.display(),
+            self.seed,
+            self.first_index,
+            self.existing_games
+        )
+    }
+
     /// How the games ended, e.g. `endings: mate 10, repetition 3`.
     pub fn endings_line(&self) -> String {
         let parts: Vec<String> = self.endings.iter().map(|(e, n)| format!("{} {n}", e.name())).collect();
@@ -241,28 +297,81 @@ struct ThreadTimes {
 
 /// Plays the run. `stop` ends it early (all finished games are kept);
 /// `progress` sees a snapshot after every game and about every 200 ms.
+/// The run is logged in the run log beside the output before the first
+/// game and when it ends.
 pub fn run(
     settings: &Settings,
     hooks: &Hooks,
     stop: &AtomicBool,
     progress: &mut dyn progress::Progress,
 ) -> Result<Summary, SelfplayError> {
-    let (mut file, existing) = open_output(&settings.out, settings.append)?;
-    let io_err = |source| SelfplayError::Io { path: settings.out.clone(), source };
+    let mut out = Output::open(&settings.out, settings.append)?;
+    let games = match settings.fill {
+        Some(total) => total.saturating_sub(out.games_before),
+        None => settings.games,
+    };
+    let mut summary = Summary {
+        snapshot: Snapshot { games_target: games, ..Snapshot::default() },
+        seed: settings.seed,
+        existing_games: out.games_before,
+        torn_bytes_removed: out.torn_bytes_removed,
+        out: settings.out.clone(),
+        log: runlog::path_for(&settings.out),
+        ..Summary::default()
+    };
+    if games == 0 {
+        out.remove_torn_game()?;
+        return Ok(summary);
+    }
+    // The log is read (and may refuse the run) before the file changes.
+    let mut log = LogEntry::start(settings, hooks, &out, games)?;
+    out.remove_torn_game()?;
+    summary.first_index = log.first_index();
+    let played = play_games(settings, hooks, stop, progress, &mut out, &mut summary);
+    let (status, result) = match played.write_error {
+        Some(source) => (runlog::Status::Failed, Err(SelfplayError::Io { path: settings.out.clone(), source })),
+        None => match out.sync() {
+            Ok(()) if summary.interrupted => (runlog::Status::Interrupted, Ok(())),
+            Ok(()) => (runlog::Status::Finished, Ok(())),
+            Err(e) => (runlog::Status::Failed, Err(e)),
+        },
+    };
+    let search: f64 = played.times.iter().map(|t| t.search.as_secs_f64()).sum();
+    let total: f64 = played.times.iter().map(|t| t.total.as_secs_f64()).sum();
+    summary.outside_search = if total > 0.0 { (1.0 - search / total).max(0.0) } else { 0.0 };
+    summary.skipped = played.times.iter().map(|t| t.skipped).sum();
+    let logged = log.finish(&summary, played.end_index, out.bytes, status);
+    result?;
+    logged?;
+    Ok(summary)
+}
+
+/// What the game threads and the writer did.
+struct Played {
+    times: Vec<ThreadTimes>,
+    write_error: Option<std::io::Error>,
+    /// The first game index not handed out.
+    end_index: u64,
+}
+
+/// Runs the game threads over the indices `summary.first_index` onwards
+/// and writes their games until `summary.snapshot.games_target` are done,
+/// the stop flag or a write error.
+fn play_games(
+    settings: &Settings,
+    hooks: &Hooks,
+    stop: &AtomicBool,
+    progress: &mut dyn progress::Progress,
+    out: &mut Output,
+    summary: &mut Summary,
+) -> Played {
     let threads = settings.threads.max(1);
     let slots: Vec<Arc<StopSlot>> = (0..threads).map(|_| Arc::new(StopSlot::default())).collect();
-    let next = AtomicU64::new(existing);
-    let end = existing.saturating_add(settings.games);
+    let next = AtomicU64::new(summary.first_index);
+    let end = summary.first_index.saturating_add(summary.snapshot.games_target);
     let halt = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::bounded::<FinishedGame>(threads * 2);
     let start = Instant::now();
-    let mut summary = Summary {
-        snapshot: Snapshot { games_target: settings.games, ..Snapshot::default() },
-        seed: settings.seed,
-        existing_games: existing,
-        out: settings.out.clone(),
-        ..Summary::default()
-    };
     let mut write_error = None;
     let times: Vec<ThreadTimes> = std::thread::scope(|s| {
         let handles: Vec<_> = slots
@@ -275,8 +384,8 @@ pub fn run(
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(game) if write_error.is_none() => match file.write_all(&game.bytes).and_then(|()| file.flush()) {
-                    Ok(()) => record(&mut summary, &game),
+                Ok(game) if write_error.is_none() => match out.write_game(&game.bytes) {
+                    Ok(()) => record(summary, &game),
                     Err(e) => write_error = Some(e),
                 },
                 Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
@@ -293,15 +402,7 @@ pub fn run(
     });
     summary.snapshot.elapsed = start.elapsed();
     progress.finish(&summary.snapshot);
-    if let Some(e) = write_error {
-        return Err(io_err(e));
-    }
-    file.sync_all().map_err(io_err)?;
-    let search: f64 = times.iter().map(|t| t.search.as_secs_f64()).sum();
-    let total: f64 = times.iter().map(|t| t.total.as_secs_f64()).sum();
-    summary.outside_search = if total > 0.0 { (1.0 - search / total).max(0.0) } else { 0.0 };
-    summary.skipped = times.iter().map(|t| t.skipped).sum();
-    Ok(summary)
+    Played { times, write_error, end_index: next.load(Relaxed).min(end) }
 }
 
 fn record(summary: &mut Summary, game: &FinishedGame) {
@@ -345,32 +446,6 @@ fn game_thread(
         }
     }
     ThreadTimes { search: player.search_time, total: started.elapsed(), skipped }
-}
-
-/// Opens the output: a new file, or (appending) an existing file whose
-/// framing is intact; returns it with the number of games already in it.
-fn open_output(path: &Path, append: bool) -> Result<(std::fs::File, u64), SelfplayError> {
-    let io_err = |source| SelfplayError::Io { path: path.to_path_buf(), source };
-    let exists = path.exists();
-    if exists && !append {
-        return Err(SelfplayError::OutputExists(path.to_path_buf()));
-    }
-    let empty = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false);
-    let existing = if exists && !empty {
-        let map = crate::records::map(path)
-            .map_err(|source| SelfplayError::BadExistingFile { path: path.to_path_buf(), source })?;
-        crate::records::scan(&map)
-            .map_err(|source| SelfplayError::BadExistingFile { path: path.to_path_buf(), source })?
-    } else {
-        0
-    };
-    let mut options = std::fs::OpenOptions::new();
-    if exists {
-        options.append(true);
-    } else {
-        options.write(true).create_new(true);
-    }
-    Ok((options.open(path).map_err(io_err)?, existing))
 }
 
 #[cfg(test)]

@@ -19,15 +19,31 @@ pub struct SelfplayArgs {
     /// Output file (compressed-board game records).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Add games to an existing --out instead of refusing it.
+    /// Add games to an existing --out instead of refusing it (a game cut
+    /// short by a crash at its end is removed first). A seed already in the
+    /// run log (<out>.runs.json) continues after the games it played.
     #[arg(long)]
     append: bool,
-    /// Number of games.
-    #[arg(long)]
+    /// Number of games of this run (default 100).
+    #[arg(long, conflicts_with = "fill")]
     games: Option<u64>,
-    /// Nodes per move (default 5000).
+    /// Play until --out holds N games (implies --append; 0 games when it
+    /// already does): the same command resumes an interrupted run.
+    #[arg(long, value_name = "N")]
+    fill: Option<u64>,
+    /// Nodes per move: the hard limit (default 5000; 8 x --soft-nodes when
+    /// only --soft-nodes is given).
     #[arg(long, conflicts_with = "depth")]
     nodes: Option<u64>,
+    /// Soft node limit per move: no new iteration once the search has
+    /// passed N nodes (checked between iterations); the hard limit is
+    /// --nodes, or 8 x N when --nodes is not given.
+    #[arg(long, value_name = "N", conflicts_with = "depth")]
+    soft_nodes: Option<u64>,
+    /// Value-only records: per move only the move, the score and a
+    /// legal-move count of 0 (no visit distribution): 5 bytes a position.
+    #[arg(long)]
+    value_only: bool,
     /// Depth per move instead of nodes.
     #[arg(long)]
     depth: Option<i32>,
@@ -37,7 +53,9 @@ pub struct SelfplayArgs {
     /// Hash per game thread, in MB.
     #[arg(long)]
     hash: Option<usize>,
-    /// Seed of the openings; the same seed with --threads 1 gives the same bytes.
+    /// Seed of the openings (default: from the clock, printed and logged);
+    /// the same seed with --threads 1 gives the same bytes. Give every run
+    /// its own seed.
     #[arg(long)]
     seed: Option<u64>,
     /// Opening book (YACB or Polyglot), walked by weight.
@@ -66,7 +84,10 @@ impl SelfplayArgs {
             out: self.out,
             append: self.append.then_some(true),
             games: self.games,
+            fill: self.fill,
             nodes: self.nodes,
+            soft_nodes: self.soft_nodes,
+            value_only: self.value_only.then_some(true),
             depth: self.depth,
             threads: self.threads,
             hash: self.hash,
@@ -91,7 +112,8 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
     let clock_seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64 ^ u64::from(std::process::id()));
-    let settings = preset.resolve(clock_seed)?;
+    let mut settings = preset.resolve(clock_seed)?;
+    settings.command = Some(command_line());
     let mut hooks = Hooks::default();
     let mut opening_text = format!("start position, {} random plies", settings.random_plies);
     if let Some(book) = &preset.book {
@@ -111,13 +133,14 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("installing the Ctrl-C handler")?;
-    let limit = match settings.limit {
-        selfplay::SearchLimit::Nodes(n) => format!("{n} nodes"),
-        selfplay::SearchLimit::Depth(d) => format!("depth {d}"),
+    let games = match settings.fill {
+        Some(n) => format!("until the file holds {n} games"),
+        None => format!("{} games", settings.games),
     };
     eprintln!(
-        "selfplay: {} games, {limit} per move, game threads {}, hash {} MB each, seed {}, openings: {opening_text}{} -> {}",
-        settings.games,
+        "selfplay: {games}, {} per move{}, game threads {}, hash {} MB each, seed {}, openings: {opening_text}{} -> {}",
+        settings.limit_text(),
+        if settings.value_only { ", value-only records" } else { "" },
         settings.threads,
         settings.hash_mb,
         settings.seed,
@@ -132,5 +155,19 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
     let summary = selfplay::run(&settings, &hooks, &stop, progress.as_mut())?;
     println!("{}", summary.line());
     println!("{}", summary.endings_line());
+    println!("{}", summary.log_line());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The command line as typed, for the run log (arguments with spaces or
+/// quotes are quoted).
+fn command_line() -> String {
+    let quote = |a: String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::env::args().map(quote).collect::<Vec<_>>().join(" ")
 }

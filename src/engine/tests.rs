@@ -74,6 +74,27 @@ fn node_limit_is_respected_with_one_thread() {
 }
 
 #[test]
+fn soft_node_limit_ends_the_iteration_that_passes_it() {
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let search = |limits: Limits| {
+        let mut e = quiet_engine();
+        e.set_position(Some(fen), &[]).unwrap();
+        e.search_sync(limits).unwrap()
+    };
+    let soft = 30_000;
+    let out = search(Limits { soft_nodes: Some(soft), ..Limits::default() });
+    assert!(out.nodes >= soft, "{}", out.nodes);
+    // The search is the fixed-depth search of the iteration that passed
+    // the limit: the one before it stayed below.
+    let same = search(depth(out.depth));
+    assert_eq!((same.nodes, same.best, same.score), (out.nodes, out.best, out.score));
+    assert!(search(depth(out.depth - 1)).nodes < soft);
+    // The hard limit still ends the search inside an iteration.
+    let hard = search(Limits { soft_nodes: Some(soft), nodes: Some(5_000), ..Limits::default() });
+    assert!(hard.nodes <= 5_001, "{}", hard.nodes);
+}
+
+#[test]
 fn fixed_node_search_is_deterministic() {
     let run = || {
         let mut e = quiet_engine();

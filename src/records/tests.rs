@@ -219,6 +219,40 @@ fn rejects_truncated_game() {
 }
 
 #[test]
+fn framing_ends_after_the_last_whole_game() {
+    let g = one_game();
+    let two = [g.as_slice(), &g].concat();
+    let whole = Framing { games: 2, complete_bytes: two.len() as u64, last_game_start: g.len() as u64 };
+    assert_eq!(framing(&two), whole);
+    for cut in [1, HEADER_BYTES, g.len() - 1] {
+        let torn = [two.as_slice(), &g[..cut]].concat();
+        assert_eq!(framing(&torn), whole, "cut {cut}");
+    }
+    assert_eq!(framing(&[]), Framing::default());
+    assert_eq!(framing(&g[..10]), Framing::default());
+}
+
+#[test]
+fn value_only_plies_take_five_bytes_and_decode_with_montyformat() {
+    let mut rec = GameRecorder::new(&Board::startpos()).unwrap();
+    for (i, m) in ["e2e4", "e7e5", "g1f3"].iter().enumerate() {
+        let mv = rec.board().parse_uci(m).unwrap();
+        rec.push_visits(mv, 1000 * i as u16, &[]).unwrap();
+    }
+    let data = rec.finish(GameResult::Draw);
+    assert_eq!(data.len(), HEADER_BYTES + 3 * 5 + 2);
+    let n = check_with_montyformat(
+        &data,
+        |_, theirs, ours, _, _| {
+            assert!(theirs.visit_distribution.is_none() && ours.visits.is_empty());
+            assert_eq!(theirs.score, ours.score as f32 / 65535.0);
+        },
+        |_, _, _| {},
+    );
+    assert_eq!(n, 1);
+}
+
+#[test]
 fn rejects_overlapping_bitboards() {
     let mut g = one_game();
     g[8..16].copy_from_slice(&u64::MAX.to_le_bytes());

@@ -345,6 +345,9 @@ impl Worker {
             if ctx.shared.pondering.load(Relaxed) || limits.infinite {
                 continue;
             }
+            if limits.soft_nodes.is_some_and(|n| ctx.shared.total_nodes_fast(self) >= n) {
+                break;
+            }
             // Soft stops only for clock-managed searches: `movetime` means
             // search exactly that long (the hard limit ends it).
             if limits.clock.is_some() && limits.movetime_ms.is_none() {

@@ -16,6 +16,9 @@ pub const DEFAULT_MAX_PLIES: u32 = 400;
 pub const DEFAULT_OPENING_CP_LIMIT: i32 = 400;
 /// Random plies when no book or openings file is given.
 pub const DEFAULT_RANDOM_PLIES: u32 = 8;
+/// The hard node limit is this many times `soft_nodes` when only the soft
+/// limit is given.
+pub const SOFT_TO_HARD_NODES: u64 = 8;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -33,8 +36,14 @@ pub struct Preset {
     pub out: Option<PathBuf>,
     pub append: Option<bool>,
     pub games: Option<u64>,
+    /// Play until the file holds this many games (implies `append`).
+    pub fill: Option<u64>,
     pub nodes: Option<u64>,
+    /// Soft node limit: no new iteration once the nodes pass it.
+    pub soft_nodes: Option<u64>,
     pub depth: Option<i32>,
+    /// Records without visit distributions (5 bytes a position).
+    pub value_only: Option<bool>,
     pub threads: Option<usize>,
     pub hash: Option<usize>,
     pub seed: Option<u64>,
@@ -63,11 +72,17 @@ impl Preset {
     }
 
     /// `self` with every value that `over` sets replaced. A search limit in
-    /// `over` (nodes or depth) replaces both of `self`'s.
+    /// `over` (nodes, soft nodes or depth) replaces all of `self`'s, and so
+    /// does a game count (games or fill).
     pub fn overridden_by(mut self, over: Preset) -> Preset {
-        if over.nodes.is_some() || over.depth.is_some() {
+        if over.nodes.is_some() || over.depth.is_some() || over.soft_nodes.is_some() {
             self.nodes = None;
             self.depth = None;
+            self.soft_nodes = None;
+        }
+        if over.games.is_some() || over.fill.is_some() {
+            self.games = None;
+            self.fill = None;
         }
         macro_rules! take {
             ($($f:ident),*) => { $( if over.$f.is_some() { self.$f = over.$f; } )* };
@@ -76,8 +91,11 @@ impl Preset {
             out,
             append,
             games,
+            fill,
             nodes,
+            soft_nodes,
             depth,
+            value_only,
             threads,
             hash,
             seed,
@@ -108,14 +126,10 @@ impl Preset {
         if self.book.is_some() && self.openings.is_some() {
             return bad("give either a book or an openings file, not both");
         }
-        let limit = match (self.nodes, self.depth) {
-            (Some(_), Some(_)) => return bad("give either nodes or depth, not both"),
-            (Some(0), None) => return bad("nodes must be at least 1"),
-            (Some(n), None) => SearchLimit::Nodes(n),
-            (None, Some(d)) if (1..=100).contains(&d) => SearchLimit::Depth(d),
-            (None, Some(_)) => return bad("depth must be in 1..=100"),
-            (None, None) => SearchLimit::Nodes(DEFAULT_NODES),
-        };
+        let (limit, soft_nodes) = self.search_limit()?;
+        if self.games.is_some() && self.fill.is_some() {
+            return bad("give either games or fill, not both");
+        }
         let threads = self.threads.unwrap_or(1);
         if !(1..=1024).contains(&threads) {
             return bad("threads must be in 1..=1024");
@@ -128,9 +142,12 @@ impl Preset {
         let defaults = ScoreRules::default();
         Ok(Settings {
             out,
-            append: self.append.unwrap_or(false),
+            append: self.append.unwrap_or(false) || self.fill.is_some(),
             games: self.games.unwrap_or(100),
+            fill: self.fill,
             limit,
+            soft_nodes,
+            value_only: self.value_only.unwrap_or(false),
             threads,
             hash_mb,
             seed: self.seed.unwrap_or(clock_seed),
@@ -146,7 +163,26 @@ impl Preset {
                 draw_after_ply: self.draw_after_ply.unwrap_or(defaults.draw_after_ply),
             },
             progress_interval: Duration::from_secs(self.progress_interval.unwrap_or(10).max(1)),
+            command: None,
         })
+    }
+
+    /// The hard limit and the soft node limit: a soft limit alone gets a
+    /// hard one of [`SOFT_TO_HARD_NODES`] times it.
+    fn search_limit(&self) -> Result<(SearchLimit, Option<u64>), ConfigError> {
+        let bad = |s: &str| Err(ConfigError::Invalid(s.to_string()));
+        match (self.nodes, self.depth, self.soft_nodes) {
+            (Some(_), Some(_), _) => bad("give either nodes or depth, not both"),
+            (_, Some(_), Some(_)) => bad("soft nodes go with a node limit, not with depth"),
+            (Some(0), None, _) => bad("nodes must be at least 1"),
+            (_, None, Some(0)) => bad("soft nodes must be at least 1"),
+            (Some(n), None, Some(s)) if s > n => bad("soft nodes must not exceed nodes (the hard limit)"),
+            (Some(n), None, soft) => Ok((SearchLimit::Nodes(n), soft)),
+            (None, None, Some(s)) => Ok((SearchLimit::Nodes(s.saturating_mul(SOFT_TO_HARD_NODES)), Some(s))),
+            (None, Some(d), None) if (1..=100).contains(&d) => Ok((SearchLimit::Depth(d), None)),
+            (None, Some(_), None) => bad("depth must be in 1..=100"),
+            (None, None, None) => Ok((SearchLimit::Nodes(DEFAULT_NODES), None)),
+        }
     }
 }
 
@@ -181,6 +217,40 @@ mod tests {
         assert!(Preset { threads: Some(0), ..p.clone() }.resolve(0).is_err());
         assert!(Preset { book: Some("b".into()), openings: Some("o".into()), ..p }.resolve(0).is_err());
         assert!(Preset::default().resolve(0).is_err());
+    }
+
+    #[test]
+    fn soft_nodes_alone_get_a_hard_limit_of_eight_times() {
+        let p = Preset { out: Some("a".into()), soft_nodes: Some(5000), ..Preset::default() };
+        let s = p.resolve(0).unwrap();
+        assert_eq!((s.limit, s.soft_nodes), (SearchLimit::Nodes(40_000), Some(5000)));
+        assert_eq!(s.limits().soft_nodes, Some(5000));
+        assert_eq!(s.limits().nodes, Some(40_000));
+        let both = Preset { nodes: Some(9000), ..p.clone() }.resolve(0).unwrap();
+        assert_eq!((both.limit, both.soft_nodes), (SearchLimit::Nodes(9000), Some(5000)));
+        assert_eq!(Preset { out: Some("a".into()), ..Preset::default() }.resolve(0).unwrap().limits().soft_nodes, None);
+        assert!(Preset { nodes: Some(4000), ..p.clone() }.resolve(0).is_err());
+        assert!(Preset { depth: Some(5), ..p.clone() }.resolve(0).is_err());
+        assert!(Preset { soft_nodes: Some(0), ..p }.resolve(0).is_err());
+    }
+
+    #[test]
+    fn command_line_soft_nodes_replace_the_preset_node_limit() {
+        let file = toml::from_str::<Preset>("nodes = 5000\nvalue_only = true\nsoft_nodes = 100").unwrap();
+        let cli = Preset { soft_nodes: Some(2000), out: Some("a".into()), ..Preset::default() };
+        let s = file.overridden_by(cli).resolve(0).unwrap();
+        assert_eq!((s.limit, s.soft_nodes, s.value_only), (SearchLimit::Nodes(16_000), Some(2000), true));
+    }
+
+    #[test]
+    fn fill_implies_append_and_excludes_games() {
+        let p = Preset { out: Some("a".into()), fill: Some(50), ..Preset::default() };
+        let s = p.clone().resolve(0).unwrap();
+        assert!(s.append);
+        assert_eq!(s.fill, Some(50));
+        assert!(Preset { games: Some(3), ..p.clone() }.resolve(0).is_err());
+        let s = p.overridden_by(Preset { games: Some(3), ..Preset::default() }).resolve(0).unwrap();
+        assert_eq!((s.games, s.fill, s.append), (3, None, false));
     }
 
     #[test]

@@ -191,7 +191,12 @@ pub fn play(
         }
         let side = board.side_to_move();
         let ply = board.game_ply();
-        rec.push(out.best, score_to_u16(expected_score(out.score)), &root_nodes(&out))?;
+        let score = score_to_u16(expected_score(out.score));
+        if settings.value_only {
+            rec.push_visits(out.best, score, &[])?;
+        } else {
+            rec.push(out.best, score, &root_nodes(&out))?;
+        }
         let white = if side == Color::White { out.score } else { -out.score };
         if let Some(end) = tracker.update(&settings.score_rules, white, ply) {
             break end;

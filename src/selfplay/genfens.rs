@@ -94,7 +94,10 @@ pub fn generate(req: &Request, chess960: bool) -> Result<Vec<String>, OpeningErr
         out: PathBuf::new(),
         append: false,
         games: req.count,
+        fill: None,
         limit: SearchLimit::Nodes(CHECK_NODES),
+        soft_nodes: None,
+        value_only: false,
         threads: 1,
         hash_mb: 4,
         seed: req.seed,
@@ -104,6 +107,7 @@ pub fn generate(req: &Request, chess960: bool) -> Result<Vec<String>, OpeningErr
         opening_cp_limit: req.window_cp,
         score_rules: ScoreRules::default(),
         progress_interval: Duration::from_secs(10),
+        command: None,
     };
     let mut player = Player::new(settings.hash_mb, settings.limits(), Arc::new(StopSlot::default()));
     player.new_game();

@@ -81,6 +81,7 @@ impl Bar {
 
 impl Progress for Bar {
     fn update(&mut self, s: &Snapshot) {
+        self.bar.set_length(s.games_target);
         self.bar.set_position(s.games_done);
         self.bar.set_message(figures(s));
     }

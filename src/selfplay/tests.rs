@@ -155,10 +155,198 @@ fn refuses_existing_output_unless_appending() {
     assert_eq!(games.len(), 4);
     // Appended games continue the numbering, so they are new games.
     assert_ne!(records::encode(&games[0]).unwrap(), records::encode(&games[2]).unwrap());
-    // A file with a broken tail is not appended to.
-    std::fs::write(&s.out, &both[..both.len() - 1]).unwrap();
+}
+
+#[test]
+fn value_only_file_decodes_with_montyformat_and_the_records_tools() {
+    let dir = TempDir::new("value");
+    let mut s = settings(dir.file("v.bin"), 3);
+    s.value_only = true;
+    s.soft_nodes = Some(200);
+    let summary = play(&s, &Hooks::default());
+    let data = std::fs::read(&s.out).unwrap();
+    // 45 bytes a game (header and terminator), 5 a position.
+    assert_eq!(data.len() as u64, 3 * (records::HEADER_BYTES as u64 + 2) + 5 * summary.snapshot.positions);
+    let games = records::tests::check_with_montyformat(
+        &data,
+        |_, theirs, ours, _, _| {
+            assert!(theirs.visit_distribution.is_none());
+            assert!(ours.visits.is_empty());
+            assert_eq!(theirs.score, ours.score as f32 / 65535.0);
+        },
+        |_, _, _| {},
+    );
+    assert_eq!(games, 3);
+    let stats = records::text::stats(&data).unwrap();
+    assert_eq!((stats.games, stats.positions, stats.with_visits), (3, summary.snapshot.positions, 0));
+    for format in [records::text::DumpFormat::Plain, records::text::DumpFormat::Pgn, records::text::DumpFormat::Fen] {
+        let mut text = Vec::new();
+        let totals = records::text::dump(&data, format, &mut text).unwrap();
+        assert_eq!(totals.positions, summary.snapshot.positions);
+    }
+    let mut fen = Vec::new();
+    records::text::dump(&data, records::text::DumpFormat::Fen, &mut fen).unwrap();
+    assert_eq!(String::from_utf8(fen).unwrap().lines().count() as u64, summary.snapshot.positions);
+}
+
+/// The run log of `out`.
+fn log_of(out: &Path) -> runlog::RunLog {
+    runlog::RunLog::load(&runlog::path_for(out)).unwrap()
+}
+
+#[test]
+fn appending_with_the_same_seed_continues_its_games_exactly() {
+    let dir = TempDir::new("resume");
+    let whole = settings(dir.file("whole.bin"), 4);
+    play(&whole, &Hooks::default());
+    let parts = Settings { out: dir.file("parts.bin"), games: 2, ..whole.clone() };
+    play(&parts, &Hooks::default());
+    let summary = play(&Settings { append: true, ..parts.clone() }, &Hooks::default());
+    assert_eq!((summary.first_index, summary.existing_games), (2, 2));
+    // Two runs of two games are the one run of four, byte for byte.
+    assert_eq!(std::fs::read(&parts.out).unwrap(), std::fs::read(&whole.out).unwrap());
+    let log = log_of(&parts.out);
+    let runs: Vec<_> = log.runs.iter().map(|r| (r.seed, r.first_index, r.end_index, r.games, r.status)).collect();
+    assert_eq!(
+        runs,
+        [(1, 0, Some(2), Some(2), runlog::Status::Finished), (1, 2, Some(4), Some(2), runlog::Status::Finished)]
+    );
+    assert_eq!(log.runs[1].bytes_before, log.runs[0].bytes_after.unwrap());
+    assert_eq!(log.runs[1].bytes_after, Some(std::fs::metadata(&parts.out).unwrap().len()));
+    assert_eq!(log.runs[0].settings.nodes, Some(400));
+}
+
+#[test]
+fn appending_with_a_new_seed_plays_that_seeds_first_games() {
+    let dir = TempDir::new("newseed");
+    let first = settings(dir.file("a.bin"), 2);
+    play(&first, &Hooks::default());
+    let fresh = Settings { out: dir.file("b.bin"), seed: 2, ..first.clone() };
+    play(&fresh, &Hooks::default());
+    let summary = play(&Settings { append: true, seed: 2, ..first.clone() }, &Hooks::default());
+    assert_eq!(summary.first_index, 0);
+    let data = std::fs::read(&first.out).unwrap();
+    assert!(data.ends_with(&std::fs::read(&fresh.out).unwrap()));
+    // A file written before run logs: new games are numbered after its games.
+    std::fs::remove_file(runlog::path_for(&first.out)).unwrap();
+    let summary = play(&Settings { append: true, ..first.clone() }, &Hooks::default());
+    assert_eq!(summary.first_index, 4);
+    assert_eq!(log_of(&first.out).runs[0].games_before, 4);
+}
+
+/// A progress sink that raises the stop flag once the given number of games are done.
+struct StopAfter<'a>(u64, &'a AtomicBool);
+
+impl progress::Progress for StopAfter<'_> {
+    fn update(&mut self, s: &Snapshot) {
+        if s.games_done >= self.0 {
+            self.1.store(true, Relaxed);
+        }
+    }
+    fn finish(&mut self, _: &Snapshot) {}
+}
+
+#[test]
+fn fill_resumes_an_interrupted_run_without_repeating_a_game() {
+    let dir = TempDir::new("fill");
+    let mut s = settings(dir.file("f.bin"), 0);
+    (s.fill, s.append, s.threads) = (Some(6), true, 2);
+    let stop = AtomicBool::new(false);
+    let first = run(&s, &Hooks::default(), &stop, &mut StopAfter(2, &stop)).unwrap();
+    assert!(first.interrupted && first.snapshot.games_done >= 2 && first.snapshot.games_done < 6);
+    let summary = play(&s, &Hooks::default());
+    assert_eq!(summary.existing_games, first.snapshot.games_done);
+    assert_eq!(summary.existing_games + summary.snapshot.games_done, 6);
+    let data = std::fs::read(&s.out).unwrap();
+    let games = records::parse(&data).unwrap();
+    let distinct: HashSet<Vec<u8>> = games.iter().map(|g| records::encode(g).unwrap()).collect();
+    assert_eq!((games.len(), distinct.len()), (6, 6));
+    let log = log_of(&s.out);
+    let statuses: Vec<_> = log.runs.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [runlog::Status::Interrupted, runlog::Status::Finished]);
+    // The resumed run starts after every index the interrupted one handed
+    // out (its games in progress are dropped, never replayed).
+    assert_eq!(Some(log.runs[1].first_index), log.runs[0].end_index);
+    assert!(log.runs[0].end_index >= Some(first.snapshot.games_done));
+    // Full: the same command plays nothing and logs nothing.
+    let again = play(&s, &Hooks::default());
+    assert_eq!(again.snapshot.games_target, 0);
+    assert_eq!(log_of(&s.out).runs.len(), 2);
+    assert_eq!(std::fs::read(&s.out).unwrap(), data);
+}
+
+#[test]
+fn a_killed_run_reserves_its_whole_index_range() {
+    let dir = TempDir::new("killed");
+    let s = settings(dir.file("k.bin"), 2);
+    play(&s, &Hooks::default());
+    let path = runlog::path_for(&s.out);
+    let mut log = log_of(&s.out);
+    // As a run killed mid-way leaves it: still running, no figures.
+    log.runs[0].status = runlog::Status::Running;
+    log.runs[0].end_index = None;
+    log.runs[0].games_requested = 10;
+    log.save(&path).unwrap();
+    let summary = play(&Settings { append: true, games: 1, ..s.clone() }, &Hooks::default());
+    assert_eq!(summary.first_index, 10);
+}
+
+#[test]
+fn torn_last_game_is_removed_before_appending() {
+    let dir = TempDir::new("torn");
+    let s = settings(dir.file("t.bin"), 2);
+    play(&s, &Hooks::default());
+    let whole = std::fs::read(&s.out).unwrap();
+    let games = records::parse(&whole).unwrap();
+    let second = records::encode(&games[1]).unwrap();
+    for cut in [1, 40, 60, second.len() - 1] {
+        let first_len = whole.len() - second.len();
+        std::fs::write(&s.out, &whole[..first_len + cut]).unwrap();
+        let summary = play(&Settings { append: true, games: 1, ..s.clone() }, &Hooks::default());
+        assert_eq!((summary.existing_games, summary.torn_bytes_removed), (1, cut as u64));
+        let data = std::fs::read(&s.out).unwrap();
+        assert!(data.starts_with(&whole[..first_len]));
+        assert_eq!(records::validate(&data).unwrap().games, 2);
+        assert_eq!(log_of(&s.out).runs.last().unwrap().torn_bytes_removed, Some(cut as u64));
+    }
+}
+
+#[test]
+fn damaged_files_are_not_appended_to() {
+    let dir = TempDir::new("damaged");
+    let s = settings(dir.file("d.bin"), 2);
+    play(&s, &Hooks::default());
+    let whole = std::fs::read(&s.out).unwrap();
+    let more = Settings { append: true, ..s.clone() };
+    let refused = |bytes: &[u8]| {
+        std::fs::write(&s.out, bytes).unwrap();
+        let err = run(&more, &Hooks::default(), &AtomicBool::new(false), &mut Silent).unwrap_err();
+        assert!(matches!(err, SelfplayError::BadExistingFile { .. }), "{err}");
+        assert_eq!(std::fs::read(&s.out).unwrap(), bytes, "a refused file is left as it was");
+    };
+    // Garbage after the games is not the start of a game.
+    refused(&[whole.as_slice(), &[0xFF; 100]].concat());
+    // A corrupt board in the torn game is damage too.
+    let mut torn = [whole.as_slice(), &whole[..60]].concat();
+    torn[whole.len() + 8..whole.len() + 24].fill(0xFF);
+    refused(&torn);
+}
+
+#[test]
+fn a_damaged_run_log_is_an_error_naming_it() {
+    let dir = TempDir::new("badlog");
+    let s = settings(dir.file("l.bin"), 1);
+    play(&s, &Hooks::default());
+    let whole = std::fs::read(&s.out).unwrap();
+    let torn = [whole.as_slice(), &whole[..50]].concat();
+    std::fs::write(&s.out, &torn).unwrap();
+    std::fs::write(runlog::path_for(&s.out), "{").unwrap();
+    let more = Settings { append: true, ..s.clone() };
     let err = run(&more, &Hooks::default(), &AtomicBool::new(false), &mut Silent).unwrap_err();
-    assert!(matches!(err, SelfplayError::BadExistingFile { .. }));
+    assert!(matches!(err, SelfplayError::RunLog(runlog::RunLogError::Parse { .. })), "{err}");
+    assert!(err.to_string().contains("l.bin.runs.json"));
+    // Refused before anything changed: the torn game is still there.
+    assert_eq!(std::fs::read(&s.out).unwrap(), torn);
 }
 
 #[test]
