@@ -263,15 +263,11 @@ impl Worker {
         let mut stability = 0;
         let mut last_best = Move::NONE;
 
-        // Resume analysis where the table left off: in an analysis search
-        // (no clock, node or move-time limit), an exact root entry of depth D
-        // (an earlier search, or a loaded hash file) lets iterative deepening
-        // start at D instead of re-walking 1..D. A limited search always
-        // starts at depth 1: jumping to D could spend its whole budget
-        // without completing an iteration.
-        let analysis = limits.clock.is_none() && limits.nodes.is_none() && limits.movetime_ms.is_none();
+        // Resume analysis where the table left off: without a clock, an exact
+        // root entry of depth D (an earlier search, or a loaded hash file)
+        // lets iterative deepening start at D instead of re-walking 1..D.
         let first_depth = match ctx.tt.probe(self.board.key()) {
-            Some(e) if analysis && e.bound() == Bound::Exact && e.depth() >= 2 => {
+            Some(e) if limits.clock.is_none() && e.bound() == Bound::Exact && e.depth() >= 2 => {
                 // Seed the root: the stored move first, the window around its value.
                 if let Some(i) = self.root_moves.iter().position(|r| r.mv == e.best_move()) {
                     self.root_moves[..=i].rotate_right(1);
