@@ -19,6 +19,7 @@ pub mod cli;
 pub mod engine;
 pub mod epd;
 pub mod eval;
+pub mod input;
 pub mod logging;
 pub mod mapped;
 pub mod nnue;

@@ -15,12 +15,18 @@
 //! the main line from the `FEN` tag (or the start position), honouring
 //! `Variant "Chess960"`; a bad start or an illegal move is a [`ReplayError`]
 //! naming the game's file, its number in that file and the ply.
+//!
+//! Large inputs are read in a stream: [`GameBatches`] cuts any reader
+//! (with [`crate::input::Input`], compressed files and stdin) into batches
+//! of whole games that parse independently.
 
 mod comment;
 pub mod read;
+pub mod stream;
 
 pub use comment::{Comment, Eval};
 pub use read::{parse, parse_with, read_file, ReadOptions};
+pub use stream::{Batch, GameBatches};
 
 use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
