@@ -23,13 +23,7 @@ pub fn write_with<T>(
     buffer: usize,
     fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
 ) -> io::Result<T> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
-    remove_stale_temporaries(&dir);
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let (dir, tmp) = temporary_for(path);
     let written = (|| {
         let file = File::options().write(true).create(true).truncate(true).open(&tmp)?;
         let mut w = BufWriter::with_capacity(buffer, file);
@@ -48,6 +42,25 @@ pub fn write_with<T>(
         let _ = d.sync_all();
     }
     written
+}
+
+/// The directory of `path` (`.` for a bare name) and its file name.
+pub fn dir_and_name(path: &Path) -> (PathBuf, String) {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
+    (dir, name)
+}
+
+/// The directory of `path` and the temporary file to write it through,
+/// after sweeping the directory for dead writers' temporaries.
+fn temporary_for(path: &Path) -> (PathBuf, PathBuf) {
+    let (dir, name) = dir_and_name(path);
+    remove_stale_temporaries(&dir);
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    (dir, tmp)
 }
 
 /// The PID in a temporary file name of this module (`.NAME.tmp-PID`).
@@ -82,6 +95,70 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
     removed
 }
 
+/// An output file being written: the content goes to the temporary file
+/// `.NAME.tmp-PID` beside `path`; [`Pending::commit`] flushes, syncs and
+/// renames it over `path`. Dropped without a commit (an error, a panic),
+/// the temporary is removed and `path` is untouched. For commands that
+/// write several files and must leave all or none of them.
+pub struct Pending {
+    writer: Option<BufWriter<File>>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl Pending {
+    /// Creates the temporary file for `path` (after sweeping the directory
+    /// for dead writers' temporaries).
+    pub fn create(path: &Path, buffer: usize) -> io::Result<Pending> {
+        let (_, tmp) = temporary_for(path);
+        let file = File::options().write(true).create(true).truncate(true).open(&tmp)?;
+        Ok(Pending { writer: Some(BufWriter::with_capacity(buffer, file)), tmp, path: path.to_path_buf() })
+    }
+
+    /// Flushes, syncs and renames the temporary over the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        let Some(w) = self.writer.take() else { return Err(io::Error::other("output already closed")) };
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&self.tmp, &self.path)?;
+        if let Some(Ok(d)) =
+            self.path.parent().map(|d| File::open(if d.as_os_str().is_empty() { Path::new(".") } else { d }))
+        {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Writes go to the temporary file (buffered).
+impl io::Write for Pending {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.writer.as_mut() {
+            Some(w) => w.write(buf),
+            None => Err(io::Error::other("output already closed")),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self.writer.as_mut() {
+            Some(w) => w.write_all(buf),
+            None => Err(io::Error::other("output already closed")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.as_mut().map_or(Ok(()), |w| w.flush())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +187,24 @@ mod tests {
         assert_eq!(temporary_pid(".hash.sftt.tmp-12x"), None);
         assert_eq!(temporary_pid("..tmp-12"), None);
         assert_eq!(temporary_pid(".hash.sftt"), None);
+    }
+
+    #[test]
+    fn pending_output_appears_only_on_commit() {
+        use std::io::Write;
+        let dir = scratch("pending");
+        let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
+        let mut pa = Pending::create(&a, 64).unwrap();
+        let mut pb = Pending::create(&b, 64).unwrap();
+        pa.write_all(b"first").unwrap();
+        pb.write_all(b"second").unwrap();
+        drop(pb);
+        assert!(!b.exists(), "dropped without commit: no file");
+        assert!(!a.exists(), "not yet committed");
+        pa.commit().unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"first");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -47,6 +47,10 @@
 //! offset in the file. The format is stable: it is defined by the seed and
 //! by the `montyformat` crate.
 
+pub mod export;
+pub mod import;
+pub mod pipeline;
+pub mod score;
 pub mod text;
 
 use crate::board::{castle_index, Board, FenError, BLACK_OO, BLACK_OOO, WHITE_OO, WHITE_OOO};
@@ -440,16 +444,26 @@ pub struct Framing {
 /// anything, is a game cut short or damage. Framing only: moves and boards
 /// are not checked.
 pub fn framing(data: &[u8]) -> Framing {
+    spans(data).fold(Framing::default(), |f, r| Framing {
+        games: f.games + 1,
+        complete_bytes: r.end as u64,
+        last_game_start: r.start as u64,
+    })
+}
+
+/// The byte ranges of the games at the start of `data` whose framing is
+/// complete (see [`framing`]); for files this program wrote itself.
+pub fn framing_spans(data: &[u8]) -> Vec<std::ops::Range<usize>> {
+    spans(data).collect()
+}
+
+/// The byte ranges of the whole games at the start of `data`, by framing.
+fn spans(data: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
     let mut cur = Cursor { data, pos: 0, game: 0 };
-    let mut f = Framing::default();
-    while cur.pos < data.len() {
+    std::iter::from_fn(move || {
         let start = cur.pos;
-        if frame_one(&mut cur).is_err() {
-            break;
-        }
-        f = Framing { games: f.games + 1, complete_bytes: cur.pos as u64, last_game_start: start as u64 };
-    }
-    f
+        (start < data.len() && frame_one(&mut cur).is_ok()).then_some(start..cur.pos)
+    })
 }
 
 /// Steps over one game's framing.
@@ -525,7 +539,7 @@ fn decode_game(cur: &mut Cursor) -> Result<Game, RecordError> {
 }
 
 /// Why `result` cannot be the result of a game ending in `board`, if so.
-fn contradiction(board: &Board, result: GameResult) -> Option<&'static str> {
+pub(crate) fn contradiction(board: &Board, result: GameResult) -> Option<&'static str> {
     if !board.has_legal_moves() {
         if board.in_check() {
             let winner = GameResult::win_for(!board.side_to_move());

@@ -45,7 +45,7 @@ fn encode_pgn_game(g: &pgn::Game) -> Option<Vec<u8>> {
     contradiction(&end, pgn_result(g)).is_none().then(|| rec.finish(pgn_result(g)))
 }
 
-fn corpus() -> (Vec<u8>, usize) {
+pub(crate) fn corpus() -> (Vec<u8>, usize) {
     let mut file = Vec::new();
     let mut n = 0;
     for name in ["stockfish-selfplay-200.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn"] {

@@ -14,6 +14,10 @@ pub enum DumpFormat {
     Plain,
     /// One PGN game per record (FEN and Variant tags when needed).
     Pgn,
+    /// PGN with each move's score as cutechess writes it, `{+0.35/1}`:
+    /// the mover's centipawns ([`super::score::to_cp`]) in pawns, depth 1.
+    /// `records import` reads it back.
+    PgnScores,
     /// One line per position: `FEN | score | result | move`.
     Fen,
 }
@@ -28,7 +32,8 @@ pub fn dump(data: &[u8], format: DumpFormat, out: &mut impl Write) -> Result<Tot
         let game = game?;
         match format {
             DumpFormat::Plain => plain(&game, totals.games, offset, out)?,
-            DumpFormat::Pgn => pgn(&game, totals.games, out)?,
+            DumpFormat::Pgn => out.write_all(pgn_string(&game, totals.games).as_bytes())?,
+            DumpFormat::PgnScores => out.write_all(pgn_text(&game, totals.games, true).as_bytes())?,
             DumpFormat::Fen => fen_lines(&game, out)?,
         }
         totals.games += 1;
@@ -67,6 +72,12 @@ fn plain(game: &Game, index: u64, offset: u64, out: &mut impl Write) -> Result<(
 
 /// The PGN text of one game (`index` is 0-based).
 pub fn pgn_string(game: &Game, index: u64) -> String {
+    pgn_text(game, index, false)
+}
+
+/// The PGN text of one game, with cutechess-style score comments when
+/// `scores` is on.
+pub fn pgn_text(game: &Game, index: u64, scores: bool) -> String {
     let start = &game.start;
     let mut s = String::new();
     s.push_str("[Event \"Archivist game records\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n");
@@ -91,16 +102,16 @@ pub fn pgn_string(game: &Game, index: u64) -> String {
         first = false;
         line.push_str(&b.move_to_san(ply.mv));
         line.push(' ');
+        if scores {
+            let cp = super::score::to_cp(ply.score);
+            let sign = if cp < 0 { '-' } else { '+' };
+            line.push_str(&format!("{{{sign}{}.{:02}/1}} ", cp.abs() / 100, cp.abs() % 100));
+        }
     });
     line.push_str(game.result.pgn());
     s.push_str(&wrap(&line, 79));
     s.push_str("\n\n");
     s
-}
-
-fn pgn(game: &Game, index: u64, out: &mut impl Write) -> Result<(), RecordError> {
-    out.write_all(pgn_string(game, index).as_bytes())?;
-    Ok(())
 }
 
 fn wrap(text: &str, width: usize) -> String {

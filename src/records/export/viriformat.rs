@@ -1,0 +1,259 @@
+//! viriformat, the game format of the Viridithas engine (read by its
+//! `viriformat` crate and by bullet's data tools): a plain concatenation of
+//! games, all integers little-endian.
+//!
+//! One game:
+//!
+//! | offset | size | field | meaning / validation |
+//! |--------|------|-------|----------------------|
+//! | 0  | 8  | occupancy | the occupied squares (a1 = bit 0); at most 32 |
+//! | 8  | 16 | pieces | a nibble per occupied square in square order, low nibble first: type (pawn 0, knight 1, bishop 2, rook 3, queen 4, king 5, 6 = a rook with its castling right) ∣ colour << 3 (black 1); 7 is invalid |
+//! | 24 | 1  | stm ∣ ep | side to move << 7 ∣ en-passant square (64 = none) |
+//! | 25 | 1  | halfmove clock | |
+//! | 26 | 2  | fullmove number | |
+//! | 28 | 2  | eval | i16, 0 in a game header |
+//! | 30 | 1  | wdl | white's result: 2 win, 1 draw, 0 loss |
+//! | 31 | 1  | extra | 0 |
+//! | 32 | 4·n | plies | per ply: move u16, then the white-relative score i16 (centipawns) |
+//! | end−4 | 4 | terminator | `00 00 00 00` |
+//!
+//! Move: `from | to << 6 | promo << 12 | flag << 14`; flag 0 normal, 1 en
+//! passant, 2 castling (`to` is the rook's square, also in standard
+//! chess), 3 promotion (`promo` 0–3 = knight, bishop, rook, queen).
+//! A rook of code 6 left of its king gives the queen-side right, right of
+//! it the king-side right (Chess960 positions are written the same way).
+//!
+//! [`Reader`] checks every field, that the start position is legal and
+//! that every move is legal; each problem is a [`ViriformatError`] with
+//! the game's index and the byte offset.
+
+use crate::board::fen::placement_field;
+use crate::board::Board;
+use crate::records::{score, Game, GameResult};
+use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
+use thiserror::Error;
+
+/// Bytes of the packed board.
+pub const BOARD_BYTES: usize = 32;
+const UNMOVED_ROOK: u8 = 6;
+
+/// What is wrong with a viriformat file.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ViriformatError {
+    #[error("game {game}: the file ends inside the game (at offset {offset})")]
+    Truncated { game: u64, offset: u64 },
+    #[error("game {game}: bad piece data at offset {offset}: {reason}")]
+    BadPieces { game: u64, offset: u64, reason: String },
+    #[error("game {game}: bad en-passant square {value} at offset {offset}")]
+    BadEnPassant { game: u64, offset: u64, value: u8 },
+    #[error("game {game}: illegal start position at offset {offset}: {reason}")]
+    BadPosition { game: u64, offset: u64, reason: String },
+    #[error("game {game}: wdl byte {value} at offset {offset} (must be 0, 1 or 2)")]
+    BadResult { game: u64, offset: u64, value: u8 },
+    #[error("game {game}, ply {ply}: move {raw:#06x} at offset {offset} is not legal")]
+    IllegalMove { game: u64, ply: usize, offset: u64, raw: u16 },
+}
+
+/// The packed board of `b` with `wdl`.
+fn pack(b: &Board, wdl: u8) -> [u8; BOARD_BYTES] {
+    let mut out = [0u8; BOARD_BYTES];
+    out[..8].copy_from_slice(&b.occupied().0.to_le_bytes());
+    let rights = b.castling_rights();
+    let castling_rooks: Vec<Square> = (0..4).filter(|&i| rights >> i & 1 != 0).map(|i| b.castling_rook(i)).collect();
+    for (i, sq) in b.occupied().enumerate() {
+        let Some(piece) = b.piece_on(sq) else { continue };
+        let mut code = piece.kind().index() as u8;
+        if piece.kind() == PieceType::Rook && castling_rooks.contains(&sq) {
+            code = UNMOVED_ROOK;
+        }
+        code |= (piece.color() as u8) << 3;
+        if let Some(byte) = out.get_mut(8 + i / 2) {
+            *byte |= code << (i % 2 * 4);
+        }
+    }
+    out[24] = (b.side_to_move() as u8) << 7 | b.ep_square().map_or(64, |s| s.index() as u8);
+    out[25] = u8::try_from(b.halfmove_clock()).unwrap_or(u8::MAX);
+    out[26..28].copy_from_slice(&b.fullmove_number().to_le_bytes());
+    out[30] = wdl;
+    out
+}
+
+/// The viriformat encoding of an engine move.
+pub fn encode_move(m: Move) -> u16 {
+    let base = m.from().index() as u16 | (m.to().index() as u16) << 6;
+    match m.kind() {
+        MoveKind::Normal => base,
+        MoveKind::EnPassant => base | 1 << 14,
+        MoveKind::Castling => base | 2 << 14,
+        MoveKind::Promotion => {
+            let p = m.promotion_piece().map_or(3, |p| p.index() as u16 - 1);
+            base | p << 12 | 3 << 14
+        }
+    }
+}
+
+/// The engine move of a viriformat move (not checked for legality).
+fn decode_move(raw: u16) -> Move {
+    let (from, to) = (Square::new((raw & 63) as u8), Square::new((raw >> 6 & 63) as u8));
+    match raw >> 14 {
+        0 => Move::normal(from, to),
+        1 => Move::with_kind(from, to, MoveKind::EnPassant),
+        2 => Move::with_kind(from, to, MoveKind::Castling),
+        _ => Move::promotion(from, to, PieceType::from_index(usize::from(raw >> 12 & 3) + 1)),
+    }
+}
+
+/// The viriformat bytes of a record game: the start with white's result,
+/// then each move with its white-relative centipawns.
+pub fn encode(game: &Game) -> Vec<u8> {
+    let mut out = Vec::with_capacity(BOARD_BYTES + 4 * game.plies.len() + 4);
+    out.extend_from_slice(&pack(&game.start, game.result as u8));
+    super::positions(game, |p| {
+        out.extend_from_slice(&encode_move(p.mv).to_le_bytes());
+        out.extend_from_slice(&(p.white_cp().clamp(-score::DECISIVE_CP, score::DECISIVE_CP) as i16).to_le_bytes());
+    });
+    out.extend_from_slice(&[0; 4]);
+    out
+}
+
+/// A decoded game.
+#[derive(Debug, Clone)]
+pub struct ViriGame {
+    pub start: Board,
+    pub result: GameResult,
+    /// Each move with its white-relative centipawns.
+    pub plies: Vec<(Move, i16)>,
+}
+
+/// Iterates over the games of a file, validating each; stops after the
+/// first error (which it yields).
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    game: u64,
+    failed: bool,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Reader<'a> {
+        Reader { data, pos: 0, game: 0, failed: false }
+    }
+
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], ViriformatError> {
+        let bytes = self.data.get(self.pos..self.pos + N).and_then(|s| <[u8; N]>::try_from(s).ok());
+        let Some(bytes) = bytes else {
+            return Err(ViriformatError::Truncated { game: self.game, offset: self.data.len() as u64 });
+        };
+        self.pos += N;
+        Ok(bytes)
+    }
+
+    fn game(&mut self) -> Result<ViriGame, ViriformatError> {
+        let (game, offset) = (self.game, self.pos as u64);
+        let packed: [u8; BOARD_BYTES] = self.take()?;
+        let start = unpack(&packed, game, offset)?;
+        let result = GameResult::from_byte(packed[30]).ok_or(ViriformatError::BadResult {
+            game,
+            offset: offset + 30,
+            value: packed[30],
+        })?;
+        let mut board = start.clone();
+        let mut plies = Vec::new();
+        loop {
+            let offset = self.pos as u64;
+            let [a, b, c, d] = self.take::<4>()?;
+            if [a, b, c, d] == [0; 4] {
+                break;
+            }
+            let raw = u16::from_le_bytes([a, b]);
+            let candidate = decode_move(raw);
+            let Some(mv) = board.legal_moves().iter().find(|&m| m == candidate) else {
+                return Err(ViriformatError::IllegalMove { game, ply: plies.len() + 1, offset, raw });
+            };
+            board.make_move(mv);
+            plies.push((mv, i16::from_le_bytes([c, d])));
+        }
+        Ok(ViriGame { start, result, plies })
+    }
+}
+
+impl Iterator for Reader<'_> {
+    type Item = Result<ViriGame, ViriformatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.data.len() {
+            return None;
+        }
+        let r = self.game();
+        match r {
+            Ok(_) => self.game += 1,
+            Err(_) => self.failed = true,
+        }
+        Some(r)
+    }
+}
+
+/// The board of a packed header.
+fn unpack(p: &[u8; BOARD_BYTES], game: u64, offset: u64) -> Result<Board, ViriformatError> {
+    let mut occ = [0u8; 8];
+    occ.copy_from_slice(&p[..8]);
+    let occupancy = crate::types::Bitboard(u64::from_le_bytes(occ));
+    let bad = |reason: String| ViriformatError::BadPieces { game, offset, reason };
+    if occupancy.count() > 32 {
+        return Err(bad(format!("{} occupied squares", occupancy.count())));
+    }
+    let mut squares = [None; 64];
+    let mut castling = String::new();
+    for (i, sq) in occupancy.enumerate() {
+        let code = p.get(8 + i / 2).map_or(0, |b| b >> (i % 2 * 4) & 15);
+        let color = if code >> 3 != 0 { Color::Black } else { Color::White };
+        let kind = match code & 7 {
+            UNMOVED_ROOK => {
+                let letter = (b'a' + sq.file()) as char;
+                castling.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
+                PieceType::Rook
+            }
+            7 => return Err(bad(format!("piece code 7 on {sq}"))),
+            k => PieceType::from_index(usize::from(k)),
+        };
+        squares[sq.index()] = Some(Piece::new(color, kind));
+    }
+    let stm = if p[24] >> 7 != 0 { 'b' } else { 'w' };
+    let ep = p[24] & 127;
+    let ep_field = match ep {
+        64 => "-".to_string(),
+        0..=63 => Square::new(ep).to_string(),
+        value => return Err(ViriformatError::BadEnPassant { game, offset: offset + 24, value }),
+    };
+    // Upper-case (white) letters first, as FEN wants them.
+    let mut letters: Vec<char> = castling.chars().collect();
+    letters.sort_by_key(|c| (c.is_ascii_lowercase(), *c));
+    let castling: String = if letters.is_empty() { "-".into() } else { letters.into_iter().collect() };
+    let fullmove = u16::from_le_bytes([p[26], p[27]]);
+    let fen = format!("{} {stm} {castling} {ep_field} {} {fullmove}", placement_field(&squares), p[25]);
+    Board::from_fen(&fen, true)
+        .map(|mut b| {
+            b.set_chess960(!is_standard_castling(&b));
+            b
+        })
+        .map_err(|e| ViriformatError::BadPosition { game, offset, reason: e.to_string() })
+}
+
+/// Whether the castling rooks (if any) are those of standard chess.
+fn is_standard_castling(b: &Board) -> bool {
+    let rights = b.castling_rights();
+    (0..4).filter(|&i| rights >> i & 1 != 0).all(|i| {
+        let rook = b.castling_rook(i);
+        let king = b.king_square(if i < 2 { Color::White } else { Color::Black });
+        king.file() == 4 && (rook.file() == 0 || rook.file() == 7)
+    })
+}
+
+/// Decodes and validates every game.
+pub fn parse(data: &[u8]) -> Result<Vec<ViriGame>, ViriformatError> {
+    Reader::new(data).collect()
+}
+
+#[cfg(test)]
+mod tests;
