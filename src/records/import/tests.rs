@@ -176,3 +176,23 @@ fn a_real_cutechess_pgn_imports_every_game_with_its_comment_scores() {
         assert_eq!(r.start.fen(), g.tag("FEN").unwrap());
     }
 }
+
+proptest::proptest! {
+    /// Hostile PGN text (tags, moves, comments, results shuffled) never
+    /// panics and never writes a record that does not decode.
+    #[test]
+    fn hostile_text_never_panics_and_writes_only_valid_records(
+        picks in proptest::collection::vec(0usize..14, 0..60),
+        keep in proptest::bool::ANY,
+    ) {
+        const TOKENS: [&str; 14] = [
+            "[Result \"1-0\"]\n", "[FEN \"8/8/8/8/8/8/8/K1k5 w - - 0 1\"]\n", "e4 ", "e5 ", "Nf3 ", "{+0.3/5} ",
+            "{[%eval #0]} ", "{-M2/3} ", "{+x/1} ", "1-0\n", "*\n", "1/2-1/2\n", "{unclosed ", "O-O ",
+        ];
+        let text: String = picks.iter().map(|&i| TOKENS[i]).collect();
+        let unscored = if keep { Unscored::Keep } else { Unscored::Skip };
+        let (bytes, summary, skipped) = run(&text, &ImportOptions { unscored, ..Default::default() });
+        proptest::prop_assert_eq!(summary.bad as usize, skipped.len());
+        proptest::prop_assert_eq!(parse_records(&bytes).unwrap().len() as u64, summary.imported);
+    }
+}
