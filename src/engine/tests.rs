@@ -147,3 +147,50 @@ fn search_elo_rates_the_smallest_node_budget() {
     assert_eq!(search_elo(&infinite, 1, 20), i32::MAX);
     assert_eq!(search_elo(&Limits::default(), 1, 20), i32::MAX);
 }
+
+#[test]
+fn gui_aliases_set_the_book_options() {
+    let mut o = Options::default();
+    o.set("Book File", Some("/tmp/a.bin")).unwrap();
+    assert_eq!(o.book_file, "/tmp/a.bin");
+    o.set("bestbookmove", Some("true")).unwrap();
+    assert_eq!(o.book_selection, crate::book::select::Selection::Best);
+    o.set("BestBookMove", Some("false")).unwrap();
+    assert_eq!(o.book_selection, crate::book::select::Selection::Weighted);
+    let err = o.set("BestBookMove", Some("maybe")).unwrap_err();
+    assert!(matches!(err, EngineError::BadOptionValue { ref name, .. } if name == "BestBookMove"), "{err:?}");
+    o.set("BookSelection", Some("uniform")).unwrap();
+    assert_eq!(o.book_selection, crate::book::select::Selection::Uniform);
+}
+
+#[test]
+fn book_width_and_min_weight_narrow_polyglot_choices() {
+    let path = std::env::temp_dir().join(format!("archivist-width-{}.bin", std::process::id()));
+    let start = crate::board::Board::startpos();
+    let entries: Vec<_> = [("e2e4", 50), ("d2d4", 40), ("c2c4", 30)]
+        .iter()
+        .map(|(m, w)| crate::book::polyglot::entry_for(&start, start.parse_uci(m).unwrap(), *w, 0))
+        .collect();
+    crate::book::polyglot::write_book(&path, &entries).unwrap();
+    let mut e = quiet_engine();
+    e.set_option("BookFile", path.to_str()).unwrap();
+    e.set_option("BookSelection", Some("uniform")).unwrap();
+    let seen = |e: &mut Engine| {
+        let mut s: Vec<String> = (0..60)
+            .map(|_| {
+                let m = e.book_move().unwrap().mv;
+                e.board().move_to_uci(m)
+            })
+            .collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    assert_eq!(seen(&mut e), ["c2c4", "d2d4", "e2e4"]);
+    e.set_option("BookWidth", Some("2")).unwrap();
+    assert_eq!(seen(&mut e), ["d2d4", "e2e4"]);
+    e.set_option("BookWidth", Some("0")).unwrap();
+    e.set_option("BookMinWeight", Some("45")).unwrap();
+    assert_eq!(seen(&mut e), ["e2e4"]);
+    std::fs::remove_file(&path).unwrap();
+}
