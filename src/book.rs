@@ -17,9 +17,12 @@
 //! target's directory, synced, then renamed over the target, so a crash or a
 //! full disk never leaves a half-written book in its place.
 
+pub mod abk;
 pub mod convert;
 pub mod elo;
+pub mod exp;
 pub mod json;
+pub mod learn;
 pub mod make_book;
 pub mod merge;
 mod open;

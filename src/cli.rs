@@ -4,6 +4,7 @@
 //! `anyhow` is used here and only here.
 
 mod book;
+mod book_import;
 mod records;
 mod selfplay;
 mod yacb;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use thiserror::Error;
 
+pub mod learning;
 pub mod options;
 pub use options::{OptionKind, OptionSpec, Options, OPTIONS};
 
@@ -60,6 +61,9 @@ pub struct Engine {
     last_search: Option<LastSearch>,
     tb: Option<Arc<crate::tb::Tablebases>>,
     books: Arc<crate::book::select::OpeningBooks>,
+    /// BookFileWhite, BookFileBlack: probed before `books` for that colour.
+    side_books: [crate::book::select::OpeningBooks; 2],
+    learner: learning::Learner,
     rng: u64,
 }
 
@@ -76,6 +80,8 @@ impl Engine {
             last_search: None,
             tb: None,
             books: Arc::new(crate::book::select::OpeningBooks::default()),
+            side_books: Default::default(),
+            learner: learning::Learner::default(),
             rng: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0x9E37_79B9, |d| d.as_nanos() as u64)
@@ -137,6 +143,7 @@ impl Engine {
             Change::PersistentHash => None,
             Change::SyzygyPath => self.load_tablebases(),
             Change::BookFile => self.load_books(),
+            Change::BookLearn => self.load_learning(),
             Change::Chess960 => {
                 self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
                 None
@@ -150,6 +157,7 @@ impl Engine {
 
     pub fn new_game(&mut self) {
         self.stop();
+        self.finish_game();
         let mut searcher = self.searcher.lock();
         if !self.options.never_clear_hash {
             searcher.clear_tt();
@@ -179,6 +187,12 @@ impl Engine {
                 }
             }
         }
+        if self.options.book_learn {
+            if self.learner.starts_new_game(fen, moves) {
+                self.finish_game();
+            }
+            self.learner.position(fen, moves, &board);
+        }
         self.board = board;
         result
     }
@@ -197,7 +211,11 @@ impl Engine {
                     "book move {uci} from {name} (expected score {:.3}, {} candidates)",
                     choice.score, choice.candidates
                 ));
-                (self.report)(SearchEvent::BestMove { best: choice.mv, ponder: None });
+                let ponder = self.book_ponder(choice.mv);
+                if let (true, Some(key)) = (self.options.book_learn, choice.yacb_key) {
+                    self.learner.book_move(choice.book.clone(), key, &self.board, choice.mv);
+                }
+                (self.report)(SearchEvent::BestMove { best: choice.mv, ponder });
                 return;
             }
         }
@@ -270,19 +288,87 @@ impl Engine {
         Some(msg)
     }
 
-    /// (Re)opens `BookFile`; every book is verified in full first.
+    /// (Re)opens `BookFile`, `BookFileWhite` and `BookFileBlack`; every
+    /// book is verified in full first.
     fn load_books(&mut self) -> Option<String> {
-        let (books, problems) = crate::book::select::OpeningBooks::open(&self.options.book_file);
-        if self.options.book_file.is_empty() {
-            self.books = Arc::new(books);
+        use crate::book::select::OpeningBooks;
+        let mut parts = Vec::new();
+        let lists = [
+            ("", self.options.book_file.clone()),
+            ("white ", self.options.book_file_white.clone()),
+            ("black ", self.options.book_file_black.clone()),
+        ];
+        for (i, (label, list)) in lists.into_iter().enumerate() {
+            let (books, problems) = OpeningBooks::open(&list);
+            if !list.is_empty() {
+                let mut msg = format!("{} {label}book(s) loaded, {} entries", books.len(), books.entries());
+                for p in &problems {
+                    msg.push_str(&format!("; not used: {p}"));
+                }
+                parts.push(msg);
+            }
+            match i {
+                0 => self.books = Arc::new(books),
+                _ => self.side_books[i - 1] = books,
+            }
+        }
+        if let Some(m) = self.load_learning() {
+            parts.push(m);
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// (Re)reads the BookLearn side files of every YACB book.
+    fn load_learning(&mut self) -> Option<String> {
+        if !self.options.book_learn {
+            self.learner.learned.clear();
             return None;
         }
-        let mut msg = format!("{} book(s) loaded, {} entries", books.len(), books.entries());
-        for p in &problems {
-            msg.push_str(&format!("; not used: {p}"));
+        let paths: Vec<std::path::PathBuf> = [&*self.books, &self.side_books[0], &self.side_books[1]]
+            .iter()
+            .flat_map(|b| b.yacb_paths().cloned().collect::<Vec<_>>())
+            .collect();
+        let problems = self.learner.load(paths.into_iter());
+        (!problems.is_empty()).then(|| problems.join("; "))
+    }
+
+    /// Ends the game BookLearn follows and records its result (unless
+    /// `Read only learning`).
+    fn finish_game(&mut self) {
+        if !self.options.book_learn {
+            return;
         }
-        self.books = Arc::new(books);
-        Some(msg)
+        let (_, per_book) = self.learner.finish();
+        if self.options.read_only_learning || per_book.is_empty() {
+            return;
+        }
+        for msg in self.learner.record(per_book) {
+            self.message(msg);
+        }
+    }
+
+    /// The book lists for the side to move: its colour's books, then BookFile's.
+    fn book_lists(&self, side: crate::types::Color) -> [&crate::book::select::OpeningBooks; 2] {
+        [&self.side_books[side as usize], &*self.books]
+    }
+
+    fn book_play(&self) -> crate::book::select::Play<'_> {
+        let o = &self.options;
+        crate::book::select::Play {
+            selection: o.book_selection,
+            variety_cp: o.book_variety,
+            min_weight: o.book_min_weight,
+            width: o.book_width,
+            learned: o.book_learn.then_some(&self.learner.learned),
+        }
+    }
+
+    /// The ponder move after the book move `mv`, when the reply is in the books.
+    fn book_ponder(&self, mv: crate::types::Move) -> Option<crate::types::Move> {
+        let mut after = self.board.clone();
+        after.make_move(mv);
+        let lists = self.book_lists(after.side_to_move());
+        crate::book::select::ponder_in(&lists, &self.board, mv, &self.book_play())
     }
 
     /// Seeds the book's random choices (tests, reproducible self-play).
@@ -294,12 +380,15 @@ impl Engine {
     pub fn book_move(&mut self) -> Option<crate::book::select::BookChoice> {
         let o = &self.options;
         let b = &self.board;
-        if !o.own_book || self.books.is_empty() || !crate::book::within_book_depth(b, o.book_depth) {
+        let lists = self.book_lists(b.side_to_move());
+        if !o.own_book || lists.iter().all(|l| l.is_empty()) || !crate::book::within_book_depth(b, o.book_depth) {
             return None;
         }
-        let (sel, variety) = (o.book_selection, o.book_variety);
         let mut board = self.board.clone();
-        self.books.choose(&mut board, sel, variety, &mut self.rng)
+        let mut rng = self.rng;
+        let choice = crate::book::select::choose_in(&lists, &mut board, &self.book_play(), &mut rng);
+        self.rng = rng;
+        choice
     }
 
     pub fn tablebases(&self) -> Option<&Arc<crate::tb::Tablebases>> {
@@ -344,6 +433,9 @@ impl Engine {
         if let Some(r) = self.running.take() {
             match r.handle.join() {
                 Ok(out) => {
+                    if self.options.book_learn {
+                        self.learner.search_done(out.best, out.score, self.board.side_to_move());
+                    }
                     self.last_search = Some(LastSearch { fen: r.fen, nodes: out.nodes, depth: out.depth });
                     self.last_outcome = Some(out);
                 }
@@ -397,6 +489,7 @@ impl Engine {
     /// Called at `quit`: saves the table when `Persistent Hash` is on.
     pub fn shutdown(&mut self) {
         self.stop();
+        self.finish_game();
         if self.options.persistent_hash && !self.options.hash_file.is_empty() {
             let msg = self.save_hash();
             self.message(msg);

@@ -59,9 +59,11 @@ pub enum BookCommand {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Convert a book to another format (yacb, polyglot, sbob, json).
+    /// Convert a book to another format (yacb, polyglot, sbob, json; ABK input to polyglot or yacb).
     #[command(after_long_help = CONVERT_HELP)]
     Convert(ConvertArgs),
+    /// Merge SugaR/BrainLearn experience files (.exp) into a YACB book.
+    ImportExp(super::book_import::ImportExpArgs),
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +167,7 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::Verify { book } => super::yacb::verify(&book),
         BookCommand::Dump { book, json } => super::yacb::dump(&book, json),
         BookCommand::Merge { inputs, out } => super::yacb::merge(&inputs, &out),
+        BookCommand::ImportExp(args) => super::book_import::import_exp(args),
     }
 }
 
@@ -223,6 +226,9 @@ struct ProbeMoveJson {
 
 fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
+    if super::book_import::is_abk(&args.book) {
+        return super::book_import::probe_abk(&args.book, &mut board, args.json);
+    }
     let book = match book::open(&args.book).with_context(|| args.book.display().to_string())? {
         Book::Yacb(book) => return super::yacb::probe(&book, &mut board, args.json),
         Book::Polyglot(book) => book,
@@ -271,6 +277,9 @@ fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         None => book::format_from_extension(&args.output)
             .with_context(|| format!("cannot tell the output format from '{}': pass --to", args.output.display()))?,
     };
+    if super::book_import::is_abk(&args.input) {
+        return super::book_import::convert_abk(&args.input, &args.output, to, &args.roots);
+    }
     let roots = args
         .roots
         .iter()

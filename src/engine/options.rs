@@ -89,13 +89,43 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "BookSelection",
-        kind: OptionKind::Combo { default: "weighted", vars: &["best", "weighted"] },
-        help: "best: the highest expected score; weighted: random within BookVariety",
+        kind: OptionKind::Combo { default: "weighted", vars: &["best", "weighted", "uniform"] },
+        help: "best: the highest expected score; weighted: random within BookVariety; uniform: any book move alike",
     },
     OptionSpec {
         name: "BookVariety",
         kind: OptionKind::Spin { default: 20, min: 0, max: 1000 },
         help: "Centipawn margin below the best move for weighted selection",
+    },
+    OptionSpec {
+        name: "BookFileWhite",
+        kind: OptionKind::Str { default: "" },
+        help: "Books probed before BookFile when the engine plays white (':'-separated)",
+    },
+    OptionSpec {
+        name: "BookFileBlack",
+        kind: OptionKind::Str { default: "" },
+        help: "Books probed before BookFile when the engine plays black (':'-separated)",
+    },
+    OptionSpec {
+        name: "BookMinWeight",
+        kind: OptionKind::Spin { default: 0, min: 0, max: 65535 },
+        help: "Skip Polyglot moves lighter than this, YACB moves scoring below this (40000 = certain win)",
+    },
+    OptionSpec {
+        name: "BookWidth",
+        kind: OptionKind::Spin { default: 0, min: 0, max: 256 },
+        help: "Choose only among the best N book moves (0: all)",
+    },
+    OptionSpec {
+        name: "BookLearn",
+        kind: OptionKind::Check { default: false },
+        help: "Learn game results for positions played from YACB books (side file BOOK.learn)",
+    },
+    OptionSpec {
+        name: "Read only learning",
+        kind: OptionKind::Check { default: false },
+        help: "BookLearn uses the side files but never writes them",
     },
     OptionSpec {
         name: "BookInSearch",
@@ -143,6 +173,7 @@ pub enum Change {
     PersistentHash,
     SyzygyPath,
     BookFile,
+    BookLearn,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,6 +200,12 @@ pub struct Options {
     pub book_selection: crate::book::select::Selection,
     pub book_variety: i32,
     pub book_in_search: bool,
+    pub book_file_white: String,
+    pub book_file_black: String,
+    pub book_min_weight: u32,
+    pub book_width: usize,
+    pub book_learn: bool,
+    pub read_only_learning: bool,
 }
 
 impl Default for Options {
@@ -196,12 +233,37 @@ impl Default for Options {
             book_selection: crate::book::select::Selection::Weighted,
             book_variety: 20,
             book_in_search: false,
+            book_file_white: String::new(),
+            book_file_black: String::new(),
+            book_min_weight: 0,
+            book_width: 0,
+            book_learn: false,
+            read_only_learning: false,
         }
     }
 }
 
 pub fn find(name: &str) -> Option<&'static OptionSpec> {
     OPTIONS.iter().find(|o| o.name.eq_ignore_ascii_case(name.trim()))
+}
+
+/// Names other engines use that GUIs and bot configurations send: `Book
+/// File` (Cfish, Brainfish) is `BookFile`; `BestBookMove` true is
+/// `BookSelection best`, false `weighted`. Not listed by `uci`.
+fn alias(name: &str, value: Option<&str>) -> Option<(&'static str, Option<String>)> {
+    let name = name.trim();
+    if name.eq_ignore_ascii_case("Book File") {
+        return Some(("BookFile", value.map(str::to_string)));
+    }
+    if name.eq_ignore_ascii_case("BestBookMove") {
+        let v = match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            Some("true") => "best",
+            Some("false") => "weighted",
+            _ => "",
+        };
+        return Some(("BookSelection", Some(v.to_string())));
+    }
+    None
 }
 
 fn bad(name: &str, reason: impl Into<String>) -> EngineError {
@@ -232,6 +294,16 @@ pub fn parse_check(spec: &OptionSpec, value: Option<&str>) -> Result<bool, Engin
 impl Options {
     /// Sets one option by its UCI name (case-insensitive, as UCI asks).
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, EngineError> {
+        if let Some((canonical, v)) = alias(name, value) {
+            return self.set(canonical, v.as_deref()).map_err(|e| match e {
+                EngineError::BadOptionValue { reason, .. } => bad(name.trim(), reason),
+                other => other,
+            });
+        }
+        self.set_known(name, value)
+    }
+
+    fn set_known(&mut self, name: &str, value: Option<&str>) -> Result<Change, EngineError> {
         let spec = find(name).ok_or_else(|| EngineError::UnknownOption(name.trim().to_string()))?;
         Ok(match spec.name {
             "Hash" => {
@@ -297,12 +369,38 @@ impl Options {
             "BookSelection" => {
                 let v = value.unwrap_or("");
                 self.book_selection = crate::book::select::Selection::parse(v)
-                    .ok_or_else(|| bad(spec.name, format!("'{v}' is not one of best, weighted")))?;
+                    .ok_or_else(|| bad(spec.name, format!("'{v}' is not one of best, weighted, uniform")))?;
                 Change::None
             }
             "BookVariety" => {
                 self.book_variety = parse_spin(spec, value)? as i32;
                 Change::None
+            }
+            "BookFileWhite" | "BookFileBlack" => {
+                let v = value.unwrap_or("").trim();
+                let v = if v == "<empty>" { String::new() } else { v.to_string() };
+                if spec.name == "BookFileWhite" {
+                    self.book_file_white = v;
+                } else {
+                    self.book_file_black = v;
+                }
+                Change::BookFile
+            }
+            "BookMinWeight" => {
+                self.book_min_weight = parse_spin(spec, value)? as u32;
+                Change::None
+            }
+            "BookWidth" => {
+                self.book_width = parse_spin(spec, value)? as usize;
+                Change::None
+            }
+            "BookLearn" => {
+                self.book_learn = parse_check(spec, value)?;
+                Change::BookLearn
+            }
+            "Read only learning" => {
+                self.read_only_learning = parse_check(spec, value)?;
+                Change::BookLearn
             }
             "BookInSearch" => {
                 self.book_in_search = parse_check(spec, value)?;

@@ -147,3 +147,90 @@ fn search_elo_rates_the_smallest_node_budget() {
     assert_eq!(search_elo(&infinite, 1, 20), i32::MAX);
     assert_eq!(search_elo(&Limits::default(), 1, 20), i32::MAX);
 }
+
+#[test]
+fn gui_aliases_set_the_book_options() {
+    let mut o = Options::default();
+    o.set("Book File", Some("/tmp/a.bin")).unwrap();
+    assert_eq!(o.book_file, "/tmp/a.bin");
+    o.set("bestbookmove", Some("true")).unwrap();
+    assert_eq!(o.book_selection, crate::book::select::Selection::Best);
+    o.set("BestBookMove", Some("false")).unwrap();
+    assert_eq!(o.book_selection, crate::book::select::Selection::Weighted);
+    let err = o.set("BestBookMove", Some("maybe")).unwrap_err();
+    assert!(matches!(err, EngineError::BadOptionValue { ref name, .. } if name == "BestBookMove"), "{err:?}");
+    o.set("BookSelection", Some("uniform")).unwrap();
+    assert_eq!(o.book_selection, crate::book::select::Selection::Uniform);
+}
+
+#[test]
+fn book_width_and_min_weight_narrow_polyglot_choices() {
+    let path = std::env::temp_dir().join(format!("archivist-width-{}.bin", std::process::id()));
+    let start = crate::board::Board::startpos();
+    let entries: Vec<_> = [("e2e4", 50), ("d2d4", 40), ("c2c4", 30)]
+        .iter()
+        .map(|(m, w)| crate::book::polyglot::entry_for(&start, start.parse_uci(m).unwrap(), *w, 0))
+        .collect();
+    crate::book::polyglot::write_book(&path, &entries).unwrap();
+    let mut e = quiet_engine();
+    e.set_option("BookFile", path.to_str()).unwrap();
+    e.set_option("BookSelection", Some("uniform")).unwrap();
+    let seen = |e: &mut Engine| {
+        let mut s: Vec<String> = (0..60)
+            .map(|_| {
+                let m = e.book_move().unwrap().mv;
+                e.board().move_to_uci(m)
+            })
+            .collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    assert_eq!(seen(&mut e), ["c2c4", "d2d4", "e2e4"]);
+    e.set_option("BookWidth", Some("2")).unwrap();
+    assert_eq!(seen(&mut e), ["d2d4", "e2e4"]);
+    e.set_option("BookWidth", Some("0")).unwrap();
+    e.set_option("BookMinWeight", Some("45")).unwrap();
+    assert_eq!(seen(&mut e), ["e2e4"]);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn learned_results_change_the_yacb_book_choice() {
+    use crate::book::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
+    let dir = std::env::temp_dir().join(format!("archivist-learned-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("b.yacb");
+    let start = crate::board::Board::startpos();
+    let child = |m: &str, perf: i32| {
+        let mut b = start.clone();
+        b.make_move(b.parse_uci(m).unwrap());
+        let e = YacbEntry {
+            key: b.key(),
+            elo: Elo::Rated(0),
+            value_type: ValueType::Perf,
+            bound: BoundType::Exact,
+            source: Source::Statistical,
+            value: perf,
+            best_move: crate::types::Move::NONE,
+        };
+        (b.key(), e)
+    };
+    let (e4, e4_entry) = child("e2e4", 22_000);
+    let (_, d4_entry) = child("d2d4", 21_000);
+    yacb::write(&path, &KeyType::Engine, vec![e4_entry, d4_entry]).unwrap();
+    // Eight games after 1. e4, all lost by white.
+    crate::book::learn::record(&path, &[(e4, 0); 8]).unwrap();
+    let mut e = quiet_engine();
+    e.set_option("BookFile", path.to_str()).unwrap();
+    e.set_option("BookSelection", Some("best")).unwrap();
+    let best = |e: &mut Engine| {
+        let m = e.book_move().unwrap().mv;
+        e.board().move_to_uci(m)
+    };
+    assert_eq!(best(&mut e), "e2e4");
+    e.set_option("BookLearn", Some("true")).unwrap();
+    // (0.55 · 8 + 0) / 16 = 0.275 for white after 1. e4: d4 is better now.
+    assert_eq!(best(&mut e), "d2d4");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
