@@ -4,6 +4,7 @@
 //! `anyhow` is used here and only here.
 
 mod book;
+mod polyglot;
 mod records;
 mod selfplay;
 mod yacb;
@@ -15,6 +16,7 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 pub mod tb;
+mod tb_moves;
 
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
