@@ -224,3 +224,16 @@ def test_syzygy_path_prints_stockfishs_line_and_accepts_semicolons(exe, tmp_path
     assert found_line(exe, str(wdl_dir)) == [f"info string Found {wdl} WDL and 0 DTZ tablebase files (up to {most}-man)."]
     # A Windows list (drive letters) is split on ';' only: neither directory exists here.
     assert found_line(exe, r"C:\tb\wdl;D:\tb\dtz") == ["info string Found 0 WDL and 0 DTZ tablebase files (up to 0-man)."]
+
+
+def test_relative_syzygy_dirs_in_a_config_file_may_be_separated_by_semicolons(exe, tmp_path):
+    for name in ("wdl", "dtz"):
+        (tmp_path / name).mkdir()
+    for p in SYZYGY.glob("*.rtbw"):
+        shutil.copy(p, tmp_path / "wdl" / p.name)
+    shutil.copy(SYZYGY / "KQvK.rtbz", tmp_path / "dtz" / "KQvK.rtbz")
+    config = tmp_path / "engine.toml"
+    config.write_text('SyzygyPath = "wdl;dtz"\n')
+    wdl = len(list(SYZYGY.glob("*.rtbw")))
+    out = run(exe, "--config", str(config), stdin="quit\n")
+    assert f"Found {wdl} WDL and 1 DTZ tablebase files (up to 5-man)." in out.stderr, out.stderr
