@@ -5,6 +5,7 @@
 
 mod book;
 mod book_import;
+mod polyglot;
 mod records;
 mod selfplay;
 mod yacb;
@@ -16,6 +17,7 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 pub mod tb;
+mod tb_moves;
 
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
@@ -215,9 +217,13 @@ fn tt_command(command: TtCommand) -> anyhow::Result<ExitCode> {
 const PATH_OPTIONS: [&str; 4] = ["BookFile", "SyzygyPath", "Hash File", "Debug Log File"];
 
 /// Resolves the relative paths in a path option's `:`-list against `base`.
-fn resolve_paths(value: &str, base: &std::path::Path) -> String {
-    value
-        .split(':')
+/// `SyzygyPath` is split by its own rule ([`crate::tb::split_dirs`]) and
+/// rejoined with `;`, which separates on every platform.
+fn resolve_paths(key: &str, value: &str, base: &std::path::Path) -> String {
+    let syzygy = key.trim().eq_ignore_ascii_case("SyzygyPath");
+    let parts = if syzygy { crate::tb::split_search_path(value) } else { value.split(':').collect() };
+    parts
+        .into_iter()
         .map(|p| {
             let trimmed = p.trim();
             if trimmed.is_empty() || trimmed == "<empty>" || std::path::Path::new(trimmed).is_absolute() {
@@ -227,7 +233,7 @@ fn resolve_paths(value: &str, base: &std::path::Path) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join(":")
+        .join(if syzygy { ";" } else { ":" })
 }
 
 /// Applies a TOML config whose keys are UCI option names. Unknown keys and
@@ -252,7 +258,7 @@ pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow
         };
         let is_path = PATH_OPTIONS.iter().any(|p| p.eq_ignore_ascii_case(key.trim()));
         let text =
-            if is_path { resolve_paths(&text, path.parent().unwrap_or(std::path::Path::new("."))) } else { text };
+            if is_path { resolve_paths(key, &text, path.parent().unwrap_or(std::path::Path::new("."))) } else { text };
         if let Some(msg) =
             uci.configure(key, Some(&text)).with_context(|| format!("{}: option {key}", path.display()))?
         {

@@ -257,7 +257,9 @@ impl Engine {
         }
     }
 
-    /// (Re)reads `SyzygyPath`; the message says what was found.
+    /// (Re)reads `SyzygyPath`; the message is Stockfish's `Found W WDL and D
+    /// DTZ tablebase files (up to K-man).`, counting the files that pass
+    /// validation (bad ones are named, and counted, in messages before it).
     fn load_tablebases(&mut self) -> Option<String> {
         let path = self.options.syzygy_path.clone();
         if path.is_empty() {
@@ -272,20 +274,27 @@ impl Engine {
             self.message(format!("bad tablebase file {issue}"));
             bad += 1;
         }
+        let (mut wdl, mut dtz, mut max_pieces) = (0, 0, 0);
         for table in tb.check_all() {
-            for file in [&table.wdl, &table.dtz] {
-                if let crate::tb::FileStatus::Failed { path, error } = file {
-                    self.message(format!("bad tablebase file {}: {error}", path.display()));
-                    bad += 1;
+            for (file, count) in [(&table.wdl, &mut wdl), (&table.dtz, &mut dtz)] {
+                match file {
+                    crate::tb::FileStatus::Failed { path, error } => {
+                        self.message(format!("bad tablebase file {}: {error}", path.display()));
+                        bad += 1;
+                    }
+                    crate::tb::FileStatus::Ok { .. } => *count += 1,
+                    crate::tb::FileStatus::Missing => {}
                 }
             }
+            if matches!(table.wdl, crate::tb::FileStatus::Ok { .. }) {
+                max_pieces = max_pieces.max(table.pieces);
+            }
         }
-        let mut msg = format!("Found {} tablebases, largest {} pieces", tb.table_count(), tb.max_pieces());
         if bad > 0 {
-            msg.push_str(&format!(" ({bad} bad files, named above, are not used)"));
+            self.message(format!("{bad} bad files, named above, are not used"));
         }
         self.tb = (tb.table_count() > 0).then(|| Arc::new(tb));
-        Some(msg)
+        Some(format!("Found {wdl} WDL and {dtz} DTZ tablebase files (up to {max_pieces}-man)."))
     }
 
     /// (Re)opens `BookFile`, `BookFileWhite` and `BookFileBlack`; every

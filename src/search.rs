@@ -375,9 +375,7 @@ impl Worker {
         }
         if self.nodes & 1023 == 0 {
             ctx.shared.node_counts[self.id].store(self.nodes, Relaxed);
-            if self.id == 0 && !ctx.shared.pondering.load(Relaxed) && ctx.shared.elapsed_ms() >= self.maximum_ms {
-                ctx.shared.stop.store(true, Relaxed);
-            }
+            self.check_clock(ctx);
         }
         if self.id == 0 && self.max_nodes != u64::MAX && ctx.shared.total_nodes_fast(self) >= self.max_nodes {
             ctx.shared.stop.store(true, Relaxed);
@@ -386,6 +384,15 @@ impl Worker {
             self.stopped = true;
         }
         self.stopped
+    }
+
+    /// The main thread raises the stop flag once the time is up (the flag
+    /// is acted on at the next [`Self::check_stop`]).
+    #[inline]
+    fn check_clock(&self, ctx: &Ctx) {
+        if self.id == 0 && !ctx.shared.pondering.load(Relaxed) && ctx.shared.elapsed_ms() >= self.maximum_ms {
+            ctx.shared.stop.store(true, Relaxed);
+        }
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -740,7 +747,12 @@ impl Worker {
         {
             return None;
         }
-        let wdl = match tb.probe_wdl(&self.board) {
+        let probed = tb.probe_wdl(&self.board);
+        // A probe may have waited on a slow disk: look at the clock now, not
+        // up to 1,024 nodes later. Only the stop flag can change, so a search
+        // with no time limit (bench) is unaffected.
+        self.check_clock(ctx);
+        let wdl = match probed {
             Ok(wdl) => wdl,
             Err(e) => {
                 ctx.shared.tb_failed(e);

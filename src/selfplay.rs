@@ -194,7 +194,7 @@ impl Adjudicator for TbAdjudicator {
     }
 }
 
-/// Opens Syzygy tablebases (directories separated by `:`) as an adjudicator.
+/// Opens Syzygy tablebases (directories separated by `:` or `;`, see [`crate::tb::split_dirs`]) as an adjudicator.
 pub fn open_tablebases(dirs: &str) -> Result<Box<dyn Adjudicator>, SelfplayError> {
     let (tb, _issues) = crate::tb::Tablebases::new(dirs);
     if tb.table_count() == 0 {

@@ -2,7 +2,7 @@
 //! probing WDL and DTZ, and ranking root moves.
 //!
 //! * [`Tablebases::new`] scans the directories of a `SyzygyPath`
-//!   (`dir1:dir2:…`) for `.rtbw`/`.rtbz` files named after their material
+//!   (`dir1:dir2:…`, or `;`-separated: see [`split_dirs`]) for `.rtbw`/`.rtbz` files named after their material
 //!   (`KRPvKR.rtbw`). Nothing is opened then: each file is mapped and
 //!   validated on its first probe (`tb/table.rs` documents the byte layout
 //!   and what is checked), and the parsed table is kept in a
@@ -23,7 +23,10 @@
 //! no table is looked up for more than [`MAX_PIECES`] pieces.
 
 mod index;
+mod line;
 mod material;
+mod moves;
+mod path;
 mod position;
 mod probe;
 mod root;
@@ -32,7 +35,10 @@ mod table;
 mod tests;
 
 pub use index::MAX_PIECES;
+pub use line::{LineEnd, LineStep, TbLine};
 pub use material::Material;
+pub use moves::{Category, MoveInfo, MovesReport, PositionInfo};
+pub use path::{split_dirs, split_search_path};
 pub use root::{rank_bound, RankedMove, RootRanking, TbScore, MAX_DTZ};
 pub use table::Kind;
 
@@ -262,14 +268,14 @@ impl fmt::Debug for Tablebases {
 }
 
 impl Tablebases {
-    /// Finds the tables in `path` (directories separated by `:`). Files are
-    /// not opened yet. Unreadable directories, files of the wrong length
+    /// Finds the tables in `path` (directories separated by `:` or `;`, see
+    /// [`split_dirs`]). Files are not opened yet. Unreadable directories, files of the wrong length
     /// and duplicates are reported (and skipped), not fatal.
     pub fn new(path: &str) -> (Tablebases, Vec<TbLoadIssue>) {
         let mut tb = Tablebases { entries: Vec::new(), by_key: HashMap::default(), max_pieces: 0 };
         let mut issues = Vec::new();
-        for dir in path.split(':').filter(|d| !d.trim().is_empty()) {
-            tb.scan_dir(Path::new(dir.trim()), &mut issues);
+        for dir in split_search_path(path) {
+            tb.scan_dir(Path::new(dir), &mut issues);
         }
         (tb, issues)
     }

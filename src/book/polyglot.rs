@@ -30,6 +30,8 @@
 //! same, so a Chess960 position with two rooks on one wing of its king and
 //! rights for the inner one shares its key with the outer-rook position: the
 //! seed's "outer rook" convention is the limitation.
+//!
+//! Tools: [`merge`] (as `polyglot merge-book`), [`edit`] (one position's weights).
 
 use crate::board::notation::{castling_king_target, to_polyglot_move};
 use crate::board::zobrist::polyglot_key;
@@ -37,6 +39,9 @@ use crate::board::{Board, MoveList};
 use crate::types::{Move, PieceType, Square};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+
+pub mod edit;
+pub mod merge;
 
 /// Bytes per entry.
 pub const ENTRY_LEN: usize = 16;

@@ -43,22 +43,26 @@ pub enum BookCommand {
     /// Show a book's entries for a position and its children (YACB or Polyglot, told by content).
     Probe(ProbeArgs),
     /// YACB: header fields, entry count, value/bound/source counts, elo range.
+    /// Polyglot: entries, positions, moves per position, weights, learn values.
     Info { book: PathBuf },
     /// YACB: validate every entry; exit status 0 only for a valid book.
     Verify { book: PathBuf },
-    /// YACB: one line (or JSON object) per entry.
+    /// YACB or Polyglot: one line (or JSON object) per entry.
     Dump {
         book: PathBuf,
         #[arg(long)]
         json: bool,
     },
     /// YACB: merge books; the higher elo wins, ties keep the earlier book, 65535 is never replaced.
+    /// Polyglot: byte-identical to `polyglot merge-book -in1 A -in2 B` (more books: merged in turn).
     Merge {
         #[arg(num_args = 1.., required = true)]
         inputs: Vec<PathBuf>,
         #[arg(long)]
         out: PathBuf,
     },
+    /// Polyglot: set (or remove) the weights of one position's moves, written atomically.
+    Edit(super::polyglot::EditArgs),
     /// Convert a book to another format (yacb, polyglot, sbob, json; ABK input to polyglot or yacb).
     #[command(after_long_help = CONVERT_HELP)]
     Convert(ConvertArgs),
@@ -163,10 +167,11 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::FromTt(args) => super::yacb_build::from_tt(args),
         BookCommand::Probe(args) => probe(args),
         BookCommand::Convert(args) => convert_book(args),
-        BookCommand::Info { book } => super::yacb::info(&book),
+        BookCommand::Info { book } => super::polyglot::info(&book),
         BookCommand::Verify { book } => super::yacb::verify(&book),
-        BookCommand::Dump { book, json } => super::yacb::dump(&book, json),
-        BookCommand::Merge { inputs, out } => super::yacb::merge(&inputs, &out),
+        BookCommand::Dump { book, json } => super::polyglot::dump(&book, json),
+        BookCommand::Merge { inputs, out } => super::polyglot::merge(&inputs, &out),
+        BookCommand::Edit(args) => super::polyglot::edit(args),
         BookCommand::ImportExp(args) => super::book_import::import_exp(args),
     }
 }

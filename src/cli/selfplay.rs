@@ -67,7 +67,7 @@ pub struct SelfplayArgs {
     /// Random legal plies after the opening (default 8 without a book or openings file, else 0).
     #[arg(long)]
     random_plies: Option<u32>,
-    /// Syzygy tablebase directories (separated by ':'): adjudicate covered positions.
+    /// Syzygy tablebase directories (separated by ':' or ';'): adjudicate covered positions.
     #[arg(long)]
     syzygy: Option<String>,
     /// Chess960: random start positions (or the openings read as Chess960).

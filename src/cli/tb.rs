@@ -1,10 +1,12 @@
-//! `archivist tb probe` and `archivist tb info`: the tablebase tools.
+//! `archivist tb probe`, `tb line` and `tb info`: the tablebase tools.
 //!
 //! `probe` prints one `FEN;WDL;DTZ` line per position (the FEN exactly as
 //! given, WDL −2..2 and DTZ from the side to move's point of view, as
 //! python-chess's `probe_wdl`/`probe_dtz`), or `FEN;error;REASON` (a bad
 //! FEN, a missing table such as `missing table KRPvKR`, castling rights …)
-//! and goes on with the next position. `info` lists the tables found and
+//! and goes on with the next position. `probe --moves [--json]` ranks every
+//! legal move as the Lichess tablebase API does (see `cli/tb_moves.rs`);
+//! `line` prints the DTZ-optimal line to mate or a draw. `info` lists the tables found and
 //! every file that fails validation, with the reason.
 
 use crate::board::Board;
@@ -15,44 +17,93 @@ use std::process::ExitCode;
 
 #[derive(Subcommand, Debug)]
 pub enum TbCommand {
-    /// Print `FEN;WDL;DTZ` for the `--fen` position, or for each FEN line on
-    /// standard input.
+    /// Print `FEN;WDL;DTZ` for the FEN (argument or `--fen`), or for each
+    /// FEN line on standard input; `--moves`: every legal move ranked, as the
+    /// Lichess tablebase API.
     Probe {
-        /// Table directories, separated by `:`.
+        /// Table directories, separated by `:` or `;`.
         #[arg(long)]
         path: String,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "position")]
         fen: Option<String>,
+        /// The position (one argument: quote it).
+        #[arg(value_name = "FEN")]
+        position: Option<String>,
+        /// Every legal move with the WDL, DTZ and category of the position
+        /// after it, best first.
+        #[arg(long)]
+        moves: bool,
+        /// With --moves: one Lichess-shaped JSON object per position.
+        #[arg(long, requires = "moves")]
+        json: bool,
+    },
+    /// The DTZ-optimal line from a position, through zeroing moves, to mate
+    /// or a draw, in UCI and SAN.
+    Line {
+        /// Table directories, separated by `:` or `;`.
+        #[arg(long)]
+        path: String,
+        /// The position (one argument: quote it).
+        fen: String,
+        /// Stop after the first zeroing move (capture or pawn move).
+        #[arg(long)]
+        to_zeroing: bool,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// List the tables found and those that fail validation (exit status 1
     /// when any does).
     Info {
-        /// Table directories, separated by `:`.
+        /// Table directories, separated by `:` or `;`.
         #[arg(long)]
         path: String,
     },
 }
 
+fn open(path: &str) -> Tablebases {
+    let (tb, issues) = Tablebases::new(path);
+    for issue in issues {
+        eprintln!("warning: {issue}");
+    }
+    tb
+}
+
 pub fn run(command: TbCommand) -> anyhow::Result<ExitCode> {
     match command {
-        TbCommand::Probe { path, fen } => {
-            let (tb, issues) = Tablebases::new(&path);
-            for issue in issues {
-                eprintln!("warning: {issue}");
-            }
+        TbCommand::Probe { path, fen, position, moves, json } => {
+            let tb = open(&path);
+            let answer = |fen: &str| {
+                if moves {
+                    super::tb_moves::moves_output(&tb, fen, json)
+                } else {
+                    format!("{}\n", probe_line(&tb, fen))
+                }
+            };
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            match fen {
-                Some(f) => writeln!(out, "{}", probe_line(&tb, &f))?,
+            match fen.or(position) {
+                Some(f) => write!(out, "{}", answer(&f))?,
                 None => {
                     for line in std::io::stdin().lock().lines() {
                         let line = line?;
                         let fen = line.strip_suffix('\r').unwrap_or(&line);
                         if !fen.trim().is_empty() {
-                            writeln!(out, "{}", probe_line(&tb, fen))?;
+                            write!(out, "{}", answer(fen))?;
                         }
                     }
                 }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TbCommand::Line { path, fen, to_zeroing, json } => {
+            let tb = open(&path);
+            let board = Board::from_fen(&fen, false).map_err(|e| anyhow::anyhow!("bad FEN '{fen}': {e}"))?;
+            let line = tb.line(&board, to_zeroing).map_err(|e| anyhow::anyhow!("{fen}: {e}"))?;
+            if json {
+                println!("{}", super::tb_moves::line_json(&fen, &line));
+            } else {
+                print!("{}", super::tb_moves::line_text(&fen, &line));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -135,7 +135,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "SyzygyPath",
         kind: OptionKind::Str { default: "" },
-        help: "Syzygy tablebase directories, separated by ':'",
+        help: "Syzygy tablebase directories, separated by ':' or ';' (';' only on Windows or when a drive letter is present)",
     },
     OptionSpec {
         name: "SyzygyProbeDepth",

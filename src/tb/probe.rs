@@ -55,8 +55,15 @@ impl Tablebases {
 
     /// DTZ of `board` (python-chess's `probe_dtz`): needs the WDL tables too.
     pub fn probe_dtz(&self, board: &Board) -> Result<Dtz, TbError> {
+        self.probe_dtz_rounding(board).map(|(dtz, _)| dtz)
+    }
+
+    /// [`Tablebases::probe_dtz`] and whether the value comes from a table
+    /// that stores full moves, so that it may be one ply too large
+    /// (shakmaty-syzygy's `MaybeRounded::Rounded`).
+    pub fn probe_dtz_rounding(&self, board: &Board) -> Result<(Dtz, bool), TbError> {
         let pos = root_pos(board)?;
-        self.dtz(&pos).map(Dtz)
+        self.dtz_ex(&pos).map(|(v, rounded)| (Dtz(v), rounded))
     }
 
     /// The stored WDL value, captures not considered.
@@ -69,9 +76,9 @@ impl Tablebases {
         self.table(mat, Kind::Wdl)?.probe_wdl(pos, mat)
     }
 
-    /// The stored DTZ for a position of value `wdl`; `None` when the table
-    /// holds the other side to move.
-    fn table_dtz(&self, pos: &Pos, wdl: i32) -> Result<Option<i32>, TbError> {
+    /// The stored DTZ for a position of value `wdl` and whether it is
+    /// rounded; `None` when the table holds the other side to move.
+    fn table_dtz(&self, pos: &Pos, wdl: i32) -> Result<Option<(i32, bool)>, TbError> {
         let mat = pos.material();
         too_many(mat.total())?;
         self.table(mat, Kind::Dtz)?.probe_dtz(pos, mat, wdl)
@@ -123,9 +130,10 @@ impl Tablebases {
         Ok(v)
     }
 
-    pub(crate) fn dtz(&self, pos: &Pos) -> Result<i32, TbError> {
-        let v = self.dtz_no_ep(pos)?;
-        let Some(v1) = self.best_en_passant(pos)? else { return Ok(v) };
+    /// DTZ and whether it is rounded (see [`Tablebases::probe_dtz_rounding`]).
+    pub(crate) fn dtz_ex(&self, pos: &Pos) -> Result<(i32, bool), TbError> {
+        let (v, rounded) = self.dtz_no_ep(pos)?;
+        let Some(v1) = self.best_en_passant(pos)? else { return Ok((v, rounded)) };
         let v1 = [-1, -101, 0, 101, 1][(v1 + 2).clamp(0, 4) as usize];
         let take = if v < -100 {
             v1 >= 0
@@ -138,16 +146,16 @@ impl Tablebases {
         } else {
             v1 >= 0 || !pos.has_move(ALL & !EN_PASSANT)
         };
-        Ok(if take { v1 } else { v })
+        Ok(if take { (v1, false) } else { (v, rounded) })
     }
 
-    fn dtz_no_ep(&self, pos: &Pos) -> Result<i32, TbError> {
+    fn dtz_no_ep(&self, pos: &Pos) -> Result<(i32, bool), TbError> {
         let (wdl, source) = self.probe_ab(pos, -2, 2)?;
         if wdl == 0 {
-            return Ok(0);
+            return Ok((0, false));
         }
         if source == Source::Capture {
-            return Ok(dtz_before_zeroing(wdl));
+            return Ok((dtz_before_zeroing(wdl), false));
         }
         if wdl > 0 {
             // A pawn move that keeps the full value zeroes at once.
@@ -155,46 +163,50 @@ impl Tablebases {
             pos.generate(PAWN_QUIET, &mut moves);
             for m in moves.iter() {
                 if -self.wdl(&pos.make(m))? == wdl {
-                    return Ok(if wdl == 2 { 1 } else { 101 });
+                    return Ok((if wdl == 2 { 1 } else { 101 }, false));
                 }
             }
         }
-        if let Some(dtz) = self.table_dtz(pos, wdl)? {
-            return Ok(dtz_before_zeroing(wdl) + if wdl > 0 { dtz } else { -dtz });
+        if let Some((dtz, rounded)) = self.table_dtz(pos, wdl)? {
+            return Ok((dtz_before_zeroing(wdl) + if wdl > 0 { dtz } else { -dtz }, rounded));
         }
         // The table stores the other side to move: search one ply.
         if wdl > 0 {
-            let mut best = 0xffff;
+            let mut best = (0xffff, false);
             let mut moves = MoveList::new();
             pos.generate(PIECE_QUIET, &mut moves);
             for m in moves.iter() {
                 let child = pos.make(m);
-                let v = -self.dtz(&child)?;
+                let (v, rounded) = self.dtz_ex(&child)?;
+                let v = -v;
                 if v == 1 && child.is_checkmate() {
-                    best = 1;
-                } else if v > 0 && v + 1 < best {
-                    best = v + 1;
+                    best = (1, false);
+                } else if v > 0 && v + 1 < best.0 {
+                    best = (v + 1, rounded);
                 }
             }
             Ok(best)
         } else {
-            let mut best = -1;
+            let mut best = (-1, false);
             let mut moves = MoveList::new();
             pos.generate(ALL, &mut moves);
             for m in moves.iter() {
                 let child = pos.make(m);
                 let v = if pos.is_zeroing(m) {
                     if wdl == -2 {
-                        -1
+                        (-1, false)
                     } else if self.probe_ab(&child, 1, 2)?.0 == 2 {
-                        0
+                        (0, false)
                     } else {
-                        -101
+                        (-101, false)
                     }
                 } else {
-                    -self.dtz(&child)? - 1
+                    let (v, rounded) = self.dtz_ex(&child)?;
+                    (-v - 1, rounded)
                 };
-                best = best.min(v);
+                if v.0 < best.0 {
+                    best = v;
+                }
             }
             Ok(best)
         }

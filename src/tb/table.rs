@@ -373,9 +373,10 @@ impl Table {
     }
 
     /// Stored DTZ of `pos` (in plies, rounded as the table says) for the
-    /// given WDL value (±1 or ±2); `None` when this table stores the other
-    /// side to move.
-    pub fn probe_dtz(&self, pos: &Pos, mat: Material, wdl: i32) -> Result<Option<i32>, TbError> {
+    /// given WDL value (±1 or ±2), and whether it was stored in full moves
+    /// (then it is even and may be one ply too large); `None` when this
+    /// table stores the other side to move.
+    pub fn probe_dtz(&self, pos: &Pos, mat: Material, wdl: i32) -> Result<Option<(i32, bool)>, TbError> {
         let Some((sub, idx)) = self.locate(pos, mat)? else { return Ok(None) };
         let mut v = self.decompress(&sub.pairs, idx)? as usize;
         let flags = sub.pairs.flags;
@@ -404,7 +405,7 @@ impl Table {
             _ => false,
         };
         let v = v as i32;
-        Ok(Some(if plies { v } else { 2 * v }))
+        Ok(Some(if plies { (v, false) } else { (2 * v, true) }))
     }
 
     /// The value at `idx` of one subtable.
