@@ -18,7 +18,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -186,6 +186,18 @@ selfplay-bench: build
 # beside a HashMap of the same entries.
 book-bench:
 	$(CARGO) bench --bench yacb
+
+# `book build` on a synthetic PGN of BENCH_MB MB (perturbed self-play games,
+# generated under BENCH_DIR, outside the repository), plain and .zst, 1 and
+# 2 threads, --memory MEMORY, beside `polyglot make-book` on the same file:
+# MB/s, games/s, peak RSS, load. The files stay for reruns (rm -r BENCH_DIR).
+BENCH_MB  ?= 2100
+BENCH_DIR ?= /tmp/archivist-book-bench
+book-build-bench: build deps
+	@mkdir -p $(BENCH_DIR)
+	@[ -f $(BENCH_DIR)/synth.pgn ] || $(CARGO) run --release --example book_synth_pgn -- \
+	  engine-tests/data/shared/pgn/stockfish-selfplay-200.pgn $(BENCH_DIR)/synth.pgn $(BENCH_MB)
+	MEMORY=$(or $(MEMORY),128) sh engine-tests/book_build_bench.sh ./$(EXE) $(BENCH_DIR)
 
 # The default opening book (committed): `book analyse` of every position of
 # the lines in books/openings.pgn at BOOK_NODES nodes, one thread, so the

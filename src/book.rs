@@ -5,10 +5,13 @@
 //! * [`polyglot`]: the Polyglot format (docs/formats.md#polyglot), read over `memmap2`.
 //! * [`sbob`]: the SBOB container (docs/formats.md#sbob) and its chess mapping;
 //!   [`json`]: SBOB's JSON form.
-//! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`.
+//! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`;
+//!   [`build`]: the same (and YACB) from databases of any size, streamed,
+//!   filtered, on several threads, in bounded memory.
 //! * [`open()`]: opening any of them, told by content ([`sniff`]), with one
 //!   error type ([`BookError`]); [`walk_known`]: the one walk over a book's positions.
-//! * [`convert`]: conversions among Polyglot, SBOB, JSON and YACB.
+//! * [`convert`]: conversions among Polyglot, SBOB, JSON and YACB;
+//!   [`export`]: a book's lines as an EPD suite or a PGN tree.
 //! * [`stats`]: statistical YACB entries from PGN; [`elo`]: the Elo
 //!   estimate of analysis (nodes, threads, depth). Engine analysis and the
 //!   TT conversion live in [`crate::analysis`], above the search.
@@ -18,9 +21,11 @@
 //! full disk never leaves a half-written book in its place.
 
 pub mod abk;
+pub mod build;
 pub mod convert;
 pub mod elo;
 pub mod exp;
+pub mod export;
 pub mod json;
 pub mod learn;
 pub mod make_book;

@@ -4,6 +4,8 @@
 //! `anyhow` is used here and only here.
 
 mod book;
+mod book_build;
+mod book_export;
 mod book_import;
 mod polyglot;
 mod records;

@@ -116,14 +116,25 @@ fn game_plies(game: &Game, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, Repl
 }
 
 fn keep(pair: &Pair, options: &MakeBookOptions) -> bool {
-    if pair.n < options.min_game || pair.sum == 0 || pair.key == 0 {
+    keeps(pair.key, pair.n, pair.sum, pair.white, options)
+}
+
+/// Whether a (key, move) pair counted `n` times for `sum` points, played by
+/// white or black, goes into the book (rule 3 above).
+pub fn keeps(key: u64, n: u32, sum: u32, white: bool, options: &MakeBookOptions) -> bool {
+    if n < options.min_game || sum == 0 || key == 0 {
         return false;
     }
-    let score = (pair.sum as f64 / pair.n as f64) / 2.0;
+    let score = (sum as f64 / n as f64) / 2.0;
     if score < options.min_score / 100.0 {
         return false;
     }
-    !(options.only_white && !pair.white || options.only_black && pair.white)
+    !(options.only_white && !white || options.only_black && white)
+}
+
+/// The entry of a kept pair: weight = its points (1 with `uniform`), learn 0.
+pub fn book_entry(key: u64, raw_move: u16, sum: u32, options: &MakeBookOptions) -> PolyglotEntry {
+    PolyglotEntry { key, raw_move, weight: if options.uniform { 1 } else { sum.min(u16::MAX as u32) as u16 }, learn: 0 }
 }
 
 /// Builds the book of `games`: its entries in book order, and why games
@@ -149,12 +160,7 @@ pub fn make_book(games: &[Game], options: &MakeBookOptions) -> (Vec<PolyglotEntr
         .pairs
         .iter()
         .filter(|p| keep(p, options))
-        .map(|p| PolyglotEntry {
-            key: p.key,
-            raw_move: p.raw_move,
-            weight: if options.uniform { 1 } else { p.sum.min(u16::MAX as u32) as u16 },
-            learn: 0,
-        })
+        .map(|p| book_entry(p.key, p.raw_move, p.sum, options))
         .collect();
     sort_entries(&mut entries);
     (entries, warnings)

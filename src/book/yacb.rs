@@ -469,6 +469,20 @@ impl YacbBook {
     }
 }
 
+/// The bytes before the entries: the header and, for key_type 1, the table.
+/// Streaming writers (`book build`) write these, then entries in key order.
+pub fn header(key_type: &KeyType) -> Vec<u8> {
+    let mut bytes = vec![0u8; HEADER_LEN];
+    bytes[0..4].copy_from_slice(MAGIC);
+    bytes[5] = key_type.code();
+    if let KeyType::Zobrist(t) = key_type {
+        for v in t.iter() {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    bytes
+}
+
 /// Sorts, removes duplicates (the higher elo wins; ties keep the first) and
 /// validates `entries`, then writes a book through a temporary file that is
 /// synced and renamed over `path`. Refuses to write an invalid book.
@@ -497,16 +511,8 @@ pub fn write(path: &Path, key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Re
             _ => unique.push(e),
         }
     }
-    let mut bytes = Vec::with_capacity(HEADER_LEN + unique.len() * ENTRY_LEN);
-    let mut header = [0u8; HEADER_LEN];
-    header[0..4].copy_from_slice(MAGIC);
-    header[5] = key_type.code();
-    bytes.extend_from_slice(&header);
-    if let KeyType::Zobrist(t) = key_type {
-        for v in t.iter() {
-            bytes.extend_from_slice(&v.to_le_bytes());
-        }
-    }
+    let mut bytes = header(key_type);
+    bytes.reserve(unique.len() * ENTRY_LEN);
     for e in &unique {
         bytes.extend_from_slice(&e.encode());
     }

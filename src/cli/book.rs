@@ -3,8 +3,6 @@
 
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
-use crate::book::make_book::{make_book, MakeBookOptions};
-use crate::book::polyglot;
 use crate::book::{self, convert, Book, BookFormat};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
@@ -35,7 +33,9 @@ The input format is told by content (SBOB magic, JSON text, else Polyglot).";
 #[derive(Subcommand, Debug)]
 pub enum BookCommand {
     /// Build a book from PGN games (Polyglot: as `polyglot make-book`; YACB: perf% statistics).
-    Build(BuildArgs),
+    Build(Box<super::book_build::BuildArgs>),
+    /// A book's lines (YACB, Polyglot or PGN) as an EPD opening suite or a PGN tree.
+    Export(super::book_export::ExportArgs),
     /// Engine analysis of every position of a YACB book, a PGN or an EPD file into a YACB book.
     Analyse(super::yacb_build::AnalyseArgs),
     /// A YACB book from a saved transposition table (SFTT), walked from its root position.
@@ -68,59 +68,6 @@ pub enum BookCommand {
     Convert(ConvertArgs),
     /// Merge SugaR/BrainLearn experience files (.exp) into a YACB book.
     ImportExp(super::book_import::ImportExpArgs),
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BuildFormat {
-    Polyglot,
-    Yacb,
-}
-
-/// Polyglot: byte-identical to `polyglot make-book` for PGN without FEN
-/// tags; unlike the tool, FEN tags and Chess960 games are honoured and a game
-/// with an illegal move is reported (file, game, ply) and skipped instead of
-/// ending the run. YACB: one entry per position seen at least --min-game
-/// times, perf% for white, the most played move as best move, source
-/// statistical (see `book::stats`).
-#[derive(Args, Debug)]
-pub struct BuildArgs {
-    /// Book format to write (default: yacb when OUT ends in .yacb, else polyglot).
-    #[arg(long, value_enum)]
-    pub format: Option<BuildFormat>,
-    /// PGN files, read in order.
-    #[arg(long, num_args = 1.., required = true)]
-    pub pgn: Vec<PathBuf>,
-    /// Output book.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Count only the first N plies of each game.
-    #[arg(long, default_value_t = 1024)]
-    pub max_ply: usize,
-    /// Keep moves (YACB: positions) played at least N times.
-    #[arg(long, default_value_t = 3)]
-    pub min_game: u32,
-    /// YACB: the elo stored in every entry (the games' strength is not in
-    /// the PGN; default: the "unknown" value -2000).
-    #[arg(long, allow_negative_numbers = true)]
-    pub elo: Option<i32>,
-    /// Keep moves scoring at least this many percent for the mover.
-    #[arg(long, default_value_t = 0.0)]
-    pub min_score: f64,
-    /// Keep only white's moves.
-    #[arg(long, conflicts_with = "only_black")]
-    pub only_white: bool,
-    /// Keep only black's moves.
-    #[arg(long)]
-    pub only_black: bool,
-    /// Give every move weight 1.
-    #[arg(long)]
-    pub uniform: bool,
-}
-
-impl BuildArgs {
-    fn output_is_yacb(&self) -> bool {
-        self.out.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("yacb"))
-    }
 }
 
 #[derive(Args, Debug)]
@@ -162,7 +109,8 @@ pub struct ConvertArgs {
 
 pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
     match command {
-        BookCommand::Build(args) => build(args),
+        BookCommand::Build(args) => super::book_build::build(*args),
+        BookCommand::Export(args) => super::book_export::export(args),
         BookCommand::Analyse(args) => super::yacb_build::analyse(args),
         BookCommand::FromTt(args) => super::yacb_build::from_tt(args),
         BookCommand::Probe(args) => probe(args),
@@ -174,41 +122,6 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::Edit(args) => super::polyglot::edit(args),
         BookCommand::ImportExp(args) => super::book_import::import_exp(args),
     }
-}
-
-fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
-    let yacb_out = args.output_is_yacb();
-    let format = args.format.unwrap_or(if yacb_out { BuildFormat::Yacb } else { BuildFormat::Polyglot });
-    if format == BuildFormat::Yacb {
-        if args.min_score != 0.0 || args.only_white || args.only_black || args.uniform {
-            anyhow::bail!("--min-score, --only-white, --only-black and --uniform are Polyglot options");
-        }
-        let elo = args.elo.unwrap_or(convert::UNKNOWN_ELO);
-        return super::yacb_build::build_statistical(&args.pgn, &args.out, args.max_ply, args.min_game, elo);
-    }
-    if args.elo.is_some() {
-        anyhow::bail!("--elo is a YACB option (pass --format yacb or an OUT ending in .yacb)");
-    }
-    let options = MakeBookOptions {
-        max_ply: args.max_ply,
-        min_game: args.min_game,
-        min_score: args.min_score,
-        only_white: args.only_white,
-        only_black: args.only_black,
-        uniform: args.uniform,
-    };
-    let games = super::yacb_build::read_games(&args.pgn)?;
-    let (entries, warnings) = make_book(&games, &options);
-    super::yacb_build::report_warnings(&warnings);
-    polyglot::write_book(&args.out, &entries)?;
-    println!(
-        "{} games, {} skipped, {} entries written to {}",
-        games.len(),
-        warnings.len(),
-        entries.len(),
-        args.out.display()
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Serialize)]

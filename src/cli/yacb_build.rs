@@ -1,51 +1,14 @@
-//! `archivist book build --format yacb`, `book analyse` and `book from-tt`:
-//! the YACB builders.
+//! `archivist book analyse` and `book from-tt`: the YACB builders from
+//! engine analysis (`book build --format yacb` is in [`super::book_build`]).
 
 use crate::analysis::positions::{self, GatherOptions};
 use crate::analysis::{from_tt, AnalyseOptions, Analyser};
 use crate::board::Board;
-use crate::book::stats::{statistical_entries, StatsOptions};
 use crate::book::yacb::{self, Elo, KeyType};
-use crate::pgn::{self, Game, ReadOptions, ReplayError};
 use anyhow::{bail, Context};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Reads PGN files in order; each game knows its file and number in it.
-pub fn read_games(paths: &[PathBuf]) -> anyhow::Result<Vec<Game>> {
-    let mut games = Vec::new();
-    for path in paths {
-        games.extend(
-            pgn::read_file(path, ReadOptions::default()).with_context(|| format!("reading {}", path.display()))?,
-        );
-    }
-    Ok(games)
-}
-
-/// Prints the games skipped, each with its file, number and ply.
-pub fn report_warnings(warnings: &[ReplayError]) {
-    for w in warnings {
-        eprintln!("warning: {w}; game skipped");
-    }
-}
-
-/// `book build --format yacb`: statistical entries.
-pub fn build_statistical(
-    pgns: &[PathBuf],
-    out: &Path,
-    max_ply: usize,
-    min_game: u32,
-    elo: i32,
-) -> anyhow::Result<ExitCode> {
-    let games = read_games(pgns)?;
-    let options = StatsOptions { max_ply, min_game, elo: Elo::rated(elo) };
-    let (entries, warnings) = statistical_entries(&games, &options);
-    report_warnings(&warnings);
-    let n = yacb::write(out, &KeyType::Engine, entries)?;
-    println!("{} games, {} skipped, {n} positions written to {}", games.len(), warnings.len(), out.display());
-    Ok(ExitCode::SUCCESS)
-}
 
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {

@@ -1,0 +1,339 @@
+//! Which games a book is built from, told by their tags: the same filters
+//! for Polyglot and YACB output.
+//!
+//! | filter | tag(s) | a game passes when |
+//! |---|---|---|
+//! | `min_elo` | `WhiteElo`, `BlackElo` | both ratings are known and ≥ N (with `min_elo_mover`: every game passes, and only the moves of a player rated ≥ N count) |
+//! | `time_controls` | `TimeControl` | its class is listed ([`TimeClass`], Lichess's rule) |
+//! | `min_plies` | movetext | it has at least N plies |
+//! | `date_from`, `date_to` | `Date` (else `UTCDate`) | every day its date can mean lies in the range (`2023.??.??` is the whole year) |
+//! | `exclude_variants` | `Variant` | it is standard chess (no tag, `Standard`, `chess`, `Normal`, `From Position`), or Chess960 with `chess960` |
+//! | `results` | `Result` (else the termination marker) | its result is listed |
+//! | `player` (+ `color`) | `White`, `Black` | the name (ASCII case ignored) played it (with that colour) |
+//!
+//! A missing or unreadable tag fails the filter that needs it.
+
+use crate::pgn::Game;
+use crate::types::Color;
+
+/// Lichess's speed classes, from the estimated duration
+/// `base + 40 × increment` seconds of a `TimeControl "base+inc"` tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeClass {
+    UltraBullet,
+    Bullet,
+    Blitz,
+    Rapid,
+    Classical,
+    Correspondence,
+}
+
+impl TimeClass {
+    /// Parses `bullet`, `blitz`, `rapid`, `classical`, `ultrabullet`, `correspondence`.
+    pub fn parse(name: &str) -> Option<TimeClass> {
+        Some(match name.trim().to_ascii_lowercase().as_str() {
+            "ultrabullet" => TimeClass::UltraBullet,
+            "bullet" => TimeClass::Bullet,
+            "blitz" => TimeClass::Blitz,
+            "rapid" => TimeClass::Rapid,
+            "classical" | "standard" => TimeClass::Classical,
+            "correspondence" => TimeClass::Correspondence,
+            _ => return None,
+        })
+    }
+
+    /// The class of a `TimeControl` tag value: `-` is correspondence,
+    /// `base+inc` (or `base`) in seconds is classed by `base + 40·inc`
+    /// (< 30 ultrabullet, < 180 bullet, < 480 blitz, < 1500 rapid, else
+    /// classical). `?` and anything else are unknown.
+    pub fn of_tag(value: &str) -> Option<TimeClass> {
+        let v = value.trim();
+        if v == "-" {
+            return Some(TimeClass::Correspondence);
+        }
+        let (base, inc) = match v.split_once('+') {
+            Some((b, i)) => (b.parse::<u64>().ok()?, i.parse::<u64>().ok()?),
+            None => (v.parse::<u64>().ok()?, 0),
+        };
+        let estimate = base.saturating_add(inc.saturating_mul(40));
+        Some(match estimate {
+            0..=29 => TimeClass::UltraBullet,
+            30..=179 => TimeClass::Bullet,
+            180..=479 => TimeClass::Blitz,
+            480..=1499 => TimeClass::Rapid,
+            _ => TimeClass::Classical,
+        })
+    }
+}
+
+/// A day as `yyyymmdd`, comparable.
+pub type Day = u32;
+
+/// Parses `2023.01.31`, `2023-01-31`, `2023.01` or `2023` as the first
+/// (`end = false`) or last (`end = true`) day it can mean.
+pub fn parse_day(text: &str, end: bool) -> Option<Day> {
+    let mut parts = text.trim().split(['.', '-', '/']);
+    let year: u32 = parts.next()?.parse().ok()?;
+    let field = |p: Option<&str>, lo: u32, hi: u32| -> Option<u32> {
+        match p {
+            None => Some(if end { hi } else { lo }),
+            Some(s) if s.bytes().all(|b| b == b'?') => Some(if end { hi } else { lo }),
+            Some(s) => s.parse::<u32>().ok().filter(|v| (lo..=hi).contains(v)),
+        }
+    };
+    let month = field(parts.next(), 1, 12)?;
+    let day = field(parts.next(), 1, 31)?;
+    if parts.next().is_some() || year > 9999 {
+        return None;
+    }
+    Some(year * 10_000 + month * 100 + day)
+}
+
+/// The game's date as the range of days it can mean.
+fn game_days(game: &Game) -> Option<(Day, Day)> {
+    let tag = [game.tag("Date"), game.tag("UTCDate")]
+        .into_iter()
+        .flatten()
+        .find(|d| d.split(['.', '-']).next().is_some_and(|y| y.parse::<u32>().is_ok()))?;
+    Some((parse_day(tag, false)?, parse_day(tag, true)?))
+}
+
+/// A player's rating from `WhiteElo`/`BlackElo` (unknown: missing, `?`, `-`, 0).
+pub fn rating(game: &Game, color: Color) -> Option<u32> {
+    let tag = if color == Color::White { "WhiteElo" } else { "BlackElo" };
+    game.tag(tag).and_then(|v| v.trim().parse::<u32>().ok()).filter(|&r| r > 0 && r < 10_000)
+}
+
+/// A game's result token: the `Result` tag, else the movetext's marker.
+pub fn result_of(game: &Game) -> Option<&str> {
+    game.tag("Result").or(game.result.as_deref())
+}
+
+/// Whether the game is standard chess by its `Variant` tag.
+fn is_standard(game: &Game) -> bool {
+    match game.tag("Variant") {
+        None => true,
+        Some(v) => matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "standard" | "chess" | "normal" | "from position" | "fromposition"
+        ),
+    }
+}
+
+/// The filters of `book build` (all off by default).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Filters {
+    pub min_elo: Option<u32>,
+    /// `min_elo` applies to each move's mover instead of both players.
+    pub min_elo_mover: bool,
+    pub time_controls: Vec<TimeClass>,
+    pub min_plies: usize,
+    pub date_from: Option<Day>,
+    pub date_to: Option<Day>,
+    pub exclude_variants: bool,
+    /// With `exclude_variants`: keep Chess960 games.
+    pub chess960: bool,
+    /// Result tokens kept (`1-0`, `0-1`, `1/2-1/2`, `*`); empty: all.
+    pub results: Vec<String>,
+    pub player: Option<String>,
+    /// With `player`: only games where they had this colour.
+    pub color: Option<Color>,
+}
+
+/// Why a game was left out (one counter each in the summary).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    Elo,
+    TimeControl,
+    Plies,
+    Date,
+    Variant,
+    Result,
+    Player,
+}
+
+impl Rejection {
+    pub const ALL: [Rejection; 7] = [
+        Rejection::Elo,
+        Rejection::TimeControl,
+        Rejection::Plies,
+        Rejection::Date,
+        Rejection::Variant,
+        Rejection::Result,
+        Rejection::Player,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Rejection::Elo => "elo",
+            Rejection::TimeControl => "time control",
+            Rejection::Plies => "plies",
+            Rejection::Date => "date",
+            Rejection::Variant => "variant",
+            Rejection::Result => "result",
+            Rejection::Player => "player",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// An admitted game: whose moves count (the mover filter) and its strength.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admitted {
+    pub white_counts: bool,
+    pub black_counts: bool,
+    /// Mean of the known ratings of its players (`None`: neither known).
+    pub rating: Option<u32>,
+}
+
+impl Filters {
+    /// Whether `game` is kept, and how.
+    pub fn admit(&self, game: &Game) -> Result<Admitted, Rejection> {
+        let (white, black) = (rating(game, Color::White), rating(game, Color::Black));
+        let mut admitted = Admitted { white_counts: true, black_counts: true, rating: mean_rating(white, black) };
+        if let Some(min) = self.min_elo {
+            let ok = |r: Option<u32>| r.is_some_and(|r| r >= min);
+            if self.min_elo_mover {
+                admitted.white_counts = ok(white);
+                admitted.black_counts = ok(black);
+                if !admitted.white_counts && !admitted.black_counts {
+                    return Err(Rejection::Elo);
+                }
+            } else if !(ok(white) && ok(black)) {
+                return Err(Rejection::Elo);
+            }
+        }
+        if !self.time_controls.is_empty() {
+            let class = game.tag("TimeControl").and_then(TimeClass::of_tag);
+            if !class.is_some_and(|c| self.time_controls.contains(&c)) {
+                return Err(Rejection::TimeControl);
+            }
+        }
+        if game.moves.len() < self.min_plies {
+            return Err(Rejection::Plies);
+        }
+        if self.date_from.is_some() || self.date_to.is_some() {
+            let Some((lo, hi)) = game_days(game) else { return Err(Rejection::Date) };
+            if self.date_from.is_some_and(|f| lo < f) || self.date_to.is_some_and(|t| hi > t) {
+                return Err(Rejection::Date);
+            }
+        }
+        if self.exclude_variants && !(is_standard(game) || self.chess960 && game.is_chess960()) {
+            return Err(Rejection::Variant);
+        }
+        if !self.results.is_empty() && !result_of(game).is_some_and(|r| self.results.iter().any(|k| k == r)) {
+            return Err(Rejection::Result);
+        }
+        if let Some(name) = &self.player {
+            let is = |tag: &str| game.tag(tag).is_some_and(|v| v.trim().eq_ignore_ascii_case(name.trim()));
+            let ok = match self.color {
+                Some(Color::White) => is("White"),
+                Some(Color::Black) => is("Black"),
+                None => is("White") || is("Black"),
+            };
+            if !ok {
+                return Err(Rejection::Player);
+            }
+        }
+        Ok(admitted)
+    }
+}
+
+fn mean_rating(white: Option<u32>, black: Option<u32>) -> Option<u32> {
+    match (white, black) {
+        (Some(w), Some(b)) => Some((w + b).div_ceil(2)),
+        (one, other) => one.or(other),
+    }
+}
+
+/// Parses a `--result` value: `1-0`, `0-1`, `1/2-1/2` (or `draw`), `*`,
+/// `white`, `black`.
+pub fn parse_result(text: &str) -> Option<&'static str> {
+    Some(match text.trim().to_ascii_lowercase().as_str() {
+        "1-0" | "white" => "1-0",
+        "0-1" | "black" => "0-1",
+        "1/2-1/2" | "draw" | "½-½" => "1/2-1/2",
+        "*" | "unknown" => "*",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn;
+
+    fn game(tags: &[(&str, &str)], moves: &str) -> Game {
+        let mut text: String = tags.iter().map(|(k, v)| format!("[{k} \"{v}\"]\n")).collect();
+        text.push('\n');
+        text.push_str(moves);
+        text.push('\n');
+        pgn::parse(&text).remove(0)
+    }
+
+    #[test]
+    fn time_classes_follow_lichess_estimates() {
+        assert_eq!(TimeClass::of_tag("15+0"), Some(TimeClass::UltraBullet));
+        assert_eq!(TimeClass::of_tag("60+0"), Some(TimeClass::Bullet));
+        assert_eq!(TimeClass::of_tag("120+1"), Some(TimeClass::Bullet), "120 + 40 = 160 s");
+        assert_eq!(TimeClass::of_tag("180+0"), Some(TimeClass::Blitz));
+        assert_eq!(TimeClass::of_tag("300+3"), Some(TimeClass::Blitz), "420 s");
+        assert_eq!(TimeClass::of_tag("600+0"), Some(TimeClass::Rapid));
+        assert_eq!(TimeClass::of_tag("900+10"), Some(TimeClass::Rapid), "1300 s");
+        assert_eq!(TimeClass::of_tag("1800+0"), Some(TimeClass::Classical));
+        assert_eq!(TimeClass::of_tag("-"), Some(TimeClass::Correspondence));
+        assert_eq!(TimeClass::of_tag("?"), None);
+    }
+
+    #[test]
+    fn dates_with_unknown_parts_cover_their_whole_range() {
+        assert_eq!(parse_day("2023.02.15", false), Some(20230215));
+        assert_eq!(parse_day("2023.??.??", false), Some(20230101));
+        assert_eq!(parse_day("2023.??.??", true), Some(20231231));
+        assert_eq!(parse_day("2023-06", true), Some(20230631));
+        assert_eq!(parse_day("2023.13.01", false), None);
+        assert_eq!(parse_day("????.??.??", false), None);
+        let f = Filters { date_from: parse_day("2023.01.01", false), ..Filters::default() };
+        assert!(f.admit(&game(&[("Date", "2023.05.01")], "1. e4 *")).is_ok());
+        assert_eq!(f.admit(&game(&[("Date", "2022.12.31")], "1. e4 *")), Err(Rejection::Date));
+        assert_eq!(f.admit(&game(&[("Date", "????.??.??")], "1. e4 *")), Err(Rejection::Date));
+        assert!(f.admit(&game(&[("Date", "????.??.??"), ("UTCDate", "2024.01.01")], "1. e4 *")).is_ok());
+        let to = Filters { date_to: parse_day("2023.06", true), ..Filters::default() };
+        assert_eq!(to.admit(&game(&[("Date", "2023.??.??")], "1. e4 *")), Err(Rejection::Date));
+    }
+
+    #[test]
+    fn min_elo_needs_both_ratings_or_picks_the_movers() {
+        let g = game(&[("WhiteElo", "2400"), ("BlackElo", "1800")], "1. e4 e5 *");
+        let both = Filters { min_elo: Some(2000), ..Filters::default() };
+        assert_eq!(both.admit(&g), Err(Rejection::Elo));
+        let mover = Filters { min_elo_mover: true, ..both.clone() };
+        let a = mover.admit(&g).expect("white qualifies");
+        assert!(a.white_counts && !a.black_counts);
+        assert_eq!(a.rating, Some(2100));
+        let unrated = game(&[("WhiteElo", "?")], "1. e4 *");
+        assert_eq!(both.admit(&unrated), Err(Rejection::Elo));
+    }
+
+    #[test]
+    fn variants_results_players_and_plies() {
+        let ex = Filters { exclude_variants: true, ..Filters::default() };
+        assert!(ex.admit(&game(&[("Variant", "Standard")], "1. e4 *")).is_ok());
+        assert_eq!(ex.admit(&game(&[("Variant", "Crazyhouse")], "1. e4 *")), Err(Rejection::Variant));
+        assert_eq!(ex.admit(&game(&[("Variant", "Chess960")], "1. e4 *")), Err(Rejection::Variant));
+        let c960 = Filters { chess960: true, ..ex };
+        assert!(c960.admit(&game(&[("Variant", "Chess960")], "1. e4 *")).is_ok());
+        let res = Filters { results: vec!["1-0".into()], ..Filters::default() };
+        assert!(res.admit(&game(&[("Result", "1-0")], "1. e4 1-0")).is_ok());
+        assert_eq!(res.admit(&game(&[], "1. e4 0-1")), Err(Rejection::Result));
+        let p = Filters { player: Some("carlsen, magnus".into()), color: Some(Color::Black), ..Filters::default() };
+        assert!(p.admit(&game(&[("White", "X"), ("Black", "Carlsen, Magnus")], "1. e4 *")).is_ok());
+        assert_eq!(p.admit(&game(&[("White", "Carlsen, Magnus"), ("Black", "X")], "1. e4 *")), Err(Rejection::Player));
+        let plies = Filters { min_plies: 3, ..Filters::default() };
+        assert_eq!(plies.admit(&game(&[], "1. e4 e5 *")), Err(Rejection::Plies));
+        assert_eq!(parse_result("draw"), Some("1/2-1/2"));
+    }
+}

@@ -1,0 +1,142 @@
+//! The final merge of `book build`: the sorted runs and the table's last
+//! contents, read together in key order, one position at a time.
+//!
+//! Counts add up across sources, except where `make-book` halved them: a
+//! position whose counts came from one source was counted there from its
+//! first game in game order, so its halving is exact; a position split
+//! across sources whose moves reach [`COUNT_MAX`] in total (or that was
+//! halved in one of them) lost its order, and is "unsettled": `book build`
+//! counts it again in a second pass (see [`super`]).
+
+use super::run::RunError;
+use super::table::{Rec, HALVED, HEAD};
+use crate::book::make_book::COUNT_MAX;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// One position's records from every source, combined.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group {
+    pub key: u64,
+    /// The head record (YACB: visits, points, ratings).
+    pub head: Option<Rec>,
+    /// Move records, by move.
+    pub moves: Vec<Rec>,
+    /// How many sources held the position.
+    pub sources: u32,
+}
+
+impl Group {
+    /// Whether halving made the combined Polyglot counts unreliable.
+    pub fn unsettled(&self) -> bool {
+        let halved = self.moves.iter().chain(&self.head).any(|r| r.flags & HALVED != 0);
+        self.sources > 1 && (halved || self.moves.iter().any(|r| r.n >= COUNT_MAX))
+    }
+
+    fn add(&mut self, r: Rec) {
+        let slot = if r.mv == HEAD {
+            self.head.get_or_insert(Rec { key: r.key, mv: HEAD, first: u64::MAX, ..Rec::default() })
+        } else {
+            match self.moves.last_mut() {
+                Some(last) if last.mv == r.mv => last,
+                _ => {
+                    self.moves.push(Rec { key: r.key, mv: r.mv, first: u64::MAX, ..Rec::default() });
+                    self.moves.last_mut().unwrap_or_else(|| unreachable!("just pushed"))
+                }
+            }
+        };
+        slot.n = slot.n.saturating_add(r.n);
+        slot.sum = slot.sum.saturating_add(r.sum);
+        slot.rating_sum += r.rating_sum;
+        slot.rating_n += r.rating_n;
+        slot.first = slot.first.min(r.first);
+        slot.flags |= r.flags;
+    }
+}
+
+type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
+
+/// Reads sources of sorted records as position groups in key order.
+pub struct Merge {
+    sources: Vec<Source>,
+    heap: BinaryHeap<Reverse<(u64, u16, usize)>>,
+    pending: Vec<Option<Rec>>,
+}
+
+impl Merge {
+    pub fn new(sources: Vec<Source>) -> Result<Merge, RunError> {
+        let mut m = Merge { pending: vec![None; sources.len()], sources, heap: BinaryHeap::new() };
+        for i in 0..m.sources.len() {
+            m.refill(i)?;
+        }
+        Ok(m)
+    }
+
+    fn refill(&mut self, i: usize) -> Result<(), RunError> {
+        if let Some(r) = self.sources[i].next().transpose()? {
+            self.heap.push(Reverse((r.key, r.mv, i)));
+            self.pending[i] = Some(r);
+        }
+        Ok(())
+    }
+
+    /// The next position, or `None` at the end.
+    pub fn next_group(&mut self) -> Result<Option<Group>, RunError> {
+        let Some(&Reverse((key, _, _))) = self.heap.peek() else { return Ok(None) };
+        let mut group = Group { key, ..Group::default() };
+        let mut seen = Vec::new();
+        while let Some(&Reverse((k, _, i))) = self.heap.peek() {
+            if k != key {
+                break;
+            }
+            self.heap.pop();
+            if let Some(r) = self.pending[i].take() {
+                group.add(r);
+            }
+            if !seen.contains(&i) {
+                seen.push(i);
+            }
+            self.refill(i)?;
+        }
+        group.sources = seen.len() as u32;
+        Ok(Some(group))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(recs: Vec<Rec>) -> Source {
+        Box::new(recs.into_iter().map(Ok))
+    }
+
+    fn rec(key: u64, mv: u16, n: u32, first: u64) -> Rec {
+        Rec { key, mv, n, sum: n, first, ..Rec::default() }
+    }
+
+    #[test]
+    fn groups_add_counts_across_sources_and_keep_the_first_ply() {
+        let a = vec![rec(1, 5, 2, 10), rec(3, 5, 1, 11)];
+        let b = vec![rec(1, 5, 3, 4), rec(1, 6, 1, 20), rec(2, HEAD, 7, 3)];
+        let mut m = Merge::new(vec![src(a), src(b)]).unwrap();
+        let g = m.next_group().unwrap().unwrap();
+        assert_eq!((g.key, g.sources, g.moves.len()), (1, 2, 2));
+        assert_eq!((g.moves[0].n, g.moves[0].first), (5, 4));
+        assert_eq!(m.next_group().unwrap().unwrap().head.map(|h| h.n), Some(7));
+        assert_eq!(m.next_group().unwrap().unwrap().sources, 1);
+        assert_eq!(m.next_group().unwrap(), None);
+    }
+
+    #[test]
+    fn split_positions_that_reach_the_halving_count_are_unsettled() {
+        let mut g = Group { key: 1, moves: vec![rec(1, 5, COUNT_MAX, 0)], sources: 1, head: None };
+        assert!(!g.unsettled(), "one source counted it in order");
+        g.sources = 2;
+        assert!(g.unsettled());
+        g.moves[0].n = 100;
+        assert!(!g.unsettled());
+        g.moves[0].flags = HALVED;
+        assert!(g.unsettled());
+    }
+}

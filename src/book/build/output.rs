@@ -1,0 +1,113 @@
+//! From merged position groups to book entries: Polyglot as `polyglot
+//! make-book` (see [`crate::book::make_book`]) and YACB as
+//! [`crate::book::stats`], with the `elo` field taken from the games'
+//! ratings ([`rating_to_elo`]).
+
+use super::merge::Group;
+use crate::book::convert::UNKNOWN_ELO;
+use crate::book::make_book::{book_entry, keeps, MakeBookOptions, COUNT_MAX};
+use crate::book::polyglot::PolyglotEntry;
+use crate::book::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
+use crate::types::Move;
+
+/// The rating the YACB baseline (Stockfish, 1 thread, 1M nodes per move =
+/// elo 0) is taken to play at on the players' scale. CCRL 40/15 lists
+/// Stockfish 14 on one CPU near 3530 and 1M nodes is about its time per
+/// move there; 3500 is that, rounded down.
+pub const BASELINE_RATING: i32 = 3500;
+
+/// YACB elo of a position from the games through it: the mean of the
+/// rated games' strengths (each the mean of its players' known ratings)
+/// minus [`BASELINE_RATING`]; [`UNKNOWN_ELO`] when no game was rated.
+/// A 2800 field gives −700, a 1500 one −2000, as weak as the engine's
+/// "unknown" mark.
+pub fn rating_to_elo(rating_sum: u64, rated_games: u32) -> i32 {
+    if rated_games == 0 {
+        return UNKNOWN_ELO;
+    }
+    let mean = (rating_sum as f64 / rated_games as f64).round() as i32;
+    mean - BASELINE_RATING
+}
+
+/// The Polyglot entries of one position, in book order (heaviest first,
+/// equal weights in the order first met). `halve` applies `make-book`'s
+/// halving to counts that were added up (used only where the order of
+/// the games was lost and could not be counted again).
+pub fn polyglot_entries(group: &Group, options: &MakeBookOptions, halve: bool) -> Vec<PolyglotEntry> {
+    let mut moves = group.moves.clone();
+    if halve {
+        while moves.iter().any(|r| r.n >= COUNT_MAX) {
+            for r in &mut moves {
+                r.n = r.n.div_ceil(2);
+                r.sum = r.sum.div_ceil(2);
+            }
+        }
+    }
+    moves.sort_by_key(|r| r.first);
+    let mut entries: Vec<PolyglotEntry> = moves
+        .iter()
+        .filter(|r| keeps(group.key, r.n, r.sum, r.flags & super::table::WHITE != 0, options))
+        .map(|r| book_entry(group.key, r.mv, r.sum, options))
+        .collect();
+    entries.sort_by_key(|e| std::cmp::Reverse(e.weight));
+    entries
+}
+
+/// The YACB entry of one position (none below `min_game` visits): perf%
+/// for white, the most played move (ties: better score for its mover,
+/// then first met), elo from `elo` or the games' ratings.
+pub fn yacb_entry(group: &Group, min_game: u32, elo: Option<i32>) -> Option<YacbEntry> {
+    let head = group.head?;
+    if head.n < min_game.max(1) {
+        return None;
+    }
+    let mut moves = group.moves.clone();
+    moves.sort_by_key(|r| r.first);
+    // max_by keeps the last maximum: iterate in reverse so the first met wins.
+    let best = moves
+        .iter()
+        .rev()
+        .max_by(|a, b| a.n.cmp(&b.n).then((a.sum as u64 * b.n as u64).cmp(&(b.sum as u64 * a.n as u64))))
+        .map_or(Move::NONE, |r| Move::from_raw(r.mv));
+    let perf = (head.sum as f64 / (2.0 * head.n as f64) * 40_000.0).round() as i32;
+    Some(YacbEntry {
+        key: group.key,
+        elo: Elo::rated(elo.unwrap_or_else(|| rating_to_elo(head.rating_sum, head.rating_n))),
+        value_type: ValueType::Perf,
+        bound: BoundType::Exact,
+        source: Source::Statistical,
+        value: perf.clamp(0, 40_000),
+        best_move: best,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::table::{Rec, HEAD, WHITE};
+    use super::*;
+
+    #[test]
+    fn ratings_map_onto_the_baseline() {
+        assert_eq!(rating_to_elo(0, 0), UNKNOWN_ELO);
+        assert_eq!(rating_to_elo(2 * 2800, 2), -700);
+        assert_eq!(rating_to_elo(2000 + 2001, 2), -1499);
+    }
+
+    #[test]
+    fn polyglot_entries_sort_heaviest_first_then_first_met() {
+        let m = |mv, sum, first| Rec { key: 9, mv, n: 3, sum, first, flags: WHITE, ..Rec::default() };
+        let g = Group { key: 9, head: None, moves: vec![m(1, 2, 30), m(2, 4, 20), m(3, 2, 10)], sources: 1 };
+        let e = polyglot_entries(&g, &MakeBookOptions::default(), false);
+        assert_eq!(e.iter().map(|e| e.raw_move).collect::<Vec<_>>(), [2, 3, 1]);
+    }
+
+    #[test]
+    fn yacb_entry_takes_the_games_ratings_unless_overridden() {
+        let head = Rec { key: 4, mv: HEAD, n: 4, sum: 6, rating_sum: 4 * 2500, rating_n: 4, ..Rec::default() };
+        let g = Group { key: 4, head: Some(head), moves: vec![], sources: 1 };
+        let e = yacb_entry(&g, 1, None).unwrap();
+        assert_eq!((e.value, e.elo, e.best_move), (30_000, Elo::rated(-1000), Move::NONE));
+        assert_eq!(yacb_entry(&g, 1, Some(-5)).unwrap().elo, Elo::rated(-5));
+        assert_eq!(yacb_entry(&g, 5, None), None);
+    }
+}

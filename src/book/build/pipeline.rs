@@ -1,0 +1,261 @@
+//! One pass over the inputs: a reader thread cuts them into batches of
+//! whole games ([`GameBatches`] over [`Input`]), `threads` workers parse,
+//! filter and replay the batches into counting events, and the calling
+//! thread applies the events batch by batch in input order, so the counts
+//! (and the order in which moves are first met) do not depend on the
+//! number of threads. A fixed number of batch tokens bounds the memory in
+//! flight.
+
+use super::filter::{result_of, Admitted, Filters, Rejection};
+use crate::board::notation::to_polyglot_move;
+use crate::board::zobrist::polyglot_key;
+use crate::board::Board;
+use crate::input::Input;
+use crate::pgn::{Batch, Game, GameBatches, ReadOptions, ReplayError};
+use crate::types::{Color, Move};
+use crossbeam_channel::{bounded, Receiver, Sender};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// What the events count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// (Polyglot key, Polyglot move) pairs.
+    Polyglot,
+    /// Engine-key positions and their engine moves.
+    Yacb,
+}
+
+/// One counted fact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub key: u64,
+    /// `file << 56 | game << 16 | ply`.
+    pub seq: u64,
+    /// Visits: the game's mean rating (0: unrated).
+    pub rating: u16,
+    /// A move ([`super::table::HEAD`] for a YACB visit).
+    pub mv: u16,
+    /// Points: for the mover (moves) or for white (visits).
+    pub points: u8,
+    pub white: bool,
+}
+
+/// The settings of a pass.
+pub struct PassSpec<'a> {
+    pub inputs: &'a [PathBuf],
+    pub counting: Counting,
+    pub max_ply: usize,
+    pub filters: &'a Filters,
+    pub threads: usize,
+    pub batch_bytes: usize,
+    pub tokens: usize,
+    /// Second pass: only these keys count.
+    pub focus: Option<Arc<HashSet<u64>>>,
+}
+
+/// What a batch gave.
+pub struct BatchOut {
+    pub events: Vec<Event>,
+    pub games: u64,
+    pub kept: u64,
+    pub rejected: [u64; Rejection::ALL.len()],
+    pub skipped: Vec<ReplayError>,
+    pub text_bytes: u64,
+}
+
+/// What the counter gets, in input order.
+pub enum Item {
+    Batch(BatchOut),
+    /// An input failed while being read (a damaged compressed stream).
+    Damaged {
+        input: String,
+        error: String,
+    },
+}
+
+enum Job {
+    Batch { seq: u64, file: usize, batch: Batch },
+    Damaged { seq: u64, input: String, error: String },
+}
+
+/// Counters the progress display reads.
+#[derive(Default)]
+pub struct Meter {
+    /// Source bytes read (compressed bytes for compressed inputs).
+    pub source_bytes: AtomicU64,
+}
+
+/// Runs one pass; `apply` gets every item in input order and may stop the
+/// pass by failing. Opening an input that does not exist fails the pass.
+pub fn run_pass<E: From<crate::input::InputError>>(
+    spec: &PassSpec<'_>,
+    meter: &Meter,
+    mut apply: impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
+    // Open every input first: a missing file fails before any work.
+    let mut opened = Vec::with_capacity(spec.inputs.len());
+    for p in spec.inputs {
+        opened.push(Input::open(p)?);
+    }
+    let threads = spec.threads.max(1);
+    let (job_tx, job_rx) = bounded::<Job>(spec.tokens);
+    let (out_tx, out_rx) = bounded::<(u64, Item)>(spec.tokens);
+    let (token_tx, token_rx) = bounded::<()>(spec.tokens);
+    for _ in 0..spec.tokens {
+        let _ = token_tx.send(());
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_inputs(opened, spec.batch_bytes, meter, &job_tx, &token_rx));
+        for _ in 0..threads {
+            let (rx, tx) = (job_rx.clone(), out_tx.clone());
+            scope.spawn(move || work(spec, &rx, &tx));
+        }
+        drop((job_rx, out_tx));
+        count_in_order(out_rx, token_tx, &mut apply)
+    })
+}
+
+/// The reader thread: batches of every input in order, each after a token.
+fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sender<Job>, tokens: &Receiver<()>) {
+    let mut seq = 0u64;
+    let mut done_bytes = 0u64;
+    for (file, input) in inputs.into_iter().enumerate() {
+        let name = input.name().to_string();
+        let counter = input.source_counter();
+        for item in GameBatches::new(input, batch_bytes) {
+            if tokens.recv().is_err() {
+                return;
+            }
+            meter.source_bytes.store(done_bytes + counter.load(Ordering::Relaxed), Ordering::Relaxed);
+            let job = match item {
+                Ok(batch) => Job::Batch { seq, file, batch },
+                Err(e) => Job::Damaged { seq, input: name.clone(), error: e.to_string() },
+            };
+            seq += 1;
+            if jobs.send(job).is_err() {
+                return;
+            }
+        }
+        done_bytes += counter.load(Ordering::Relaxed);
+        meter.source_bytes.store(done_bytes, Ordering::Relaxed);
+    }
+}
+
+fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
+    let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
+    for job in jobs.iter() {
+        let (seq, item) = match job {
+            Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
+            Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, file, &files[file], &batch))),
+        };
+        if out.send((seq, item)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Applies items in sequence order, returning a token for each.
+fn count_in_order<E>(
+    results: Receiver<(u64, Item)>,
+    tokens: Sender<()>,
+    apply: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut waiting = BTreeMap::new();
+    let mut next = 0u64;
+    for (seq, item) in results.iter() {
+        waiting.insert(seq, item);
+        while let Some(item) = waiting.remove(&next) {
+            apply(item)?;
+            next += 1;
+            let _ = tokens.send(());
+        }
+    }
+    Ok(())
+}
+
+/// Parses, filters and replays one batch.
+pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, batch: &Batch) -> BatchOut {
+    let games = batch.parse(ReadOptions::default(), Some(file));
+    let mut out = BatchOut {
+        events: Vec::with_capacity(batch.text.len() / 8),
+        games: games.len() as u64,
+        kept: 0,
+        rejected: [0; Rejection::ALL.len()],
+        skipped: Vec::new(),
+        text_bytes: batch.text.len() as u64,
+    };
+    for game in &games {
+        match spec.filters.admit(game) {
+            Err(r) => out.rejected[r.index()] += 1,
+            Ok(admitted) => {
+                let before = out.events.len();
+                let base = (file_index as u64) << 56 | (game.source.index as u64 & 0xFF_FFFF_FFFF) << 16;
+                match game_events(spec, game, &admitted, base, &mut out.events) {
+                    Ok(()) => out.kept += 1,
+                    Err(e) => {
+                        out.events.truncate(before);
+                        out.skipped.push(e);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn white_points(game: &Game) -> u8 {
+    match result_of(game) {
+        Some("1-0") => 2,
+        Some("0-1") => 0,
+        _ => 1,
+    }
+}
+
+/// The events of one admitted game (appended to `events`).
+fn game_events(
+    spec: &PassSpec<'_>,
+    game: &Game,
+    admitted: &Admitted,
+    base: u64,
+    events: &mut Vec<Event>,
+) -> Result<(), ReplayError> {
+    let white_pts = white_points(game);
+    let counts = |c: Color| if c == Color::White { admitted.white_counts } else { admitted.black_counts };
+    let in_focus = |k: u64| spec.focus.as_ref().map_or(true, |f| f.contains(&k));
+    let rating = admitted.rating.map_or(0, |r| r.min(u16::MAX as u32) as u16);
+    let mut ply = 0u64;
+    let mut push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
+        let stm = board.side_to_move();
+        let seq = base | ply.min(0xFFFF);
+        ply += 1;
+        if !counts(stm) {
+            return;
+        }
+        let mover_pts = if stm == Color::White { white_pts } else { 2 - white_pts };
+        match spec.counting {
+            Counting::Polyglot => {
+                let key = polyglot_key(board);
+                if let (Some(m), true) = (m, in_focus(key)) {
+                    let mv = to_polyglot_move(m);
+                    events.push(Event { key, seq, rating, mv, points: mover_pts, white: stm == Color::White });
+                }
+            }
+            Counting::Yacb => {
+                let key = board.key();
+                let visit = Event { key, seq, rating, mv: super::table::HEAD, points: white_pts, white: true };
+                events.push(visit);
+                if let Some(m) = m {
+                    events.push(Event { mv: m.raw(), points: mover_pts, white: stm == Color::White, ..visit });
+                }
+            }
+        }
+    };
+    let end = game.replay_first(spec.max_ply, |board, m| push(board, Some(m), events))?;
+    if spec.counting == Counting::Yacb {
+        push(&end, None, events);
+    }
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! `archivist book build`: the arguments, the progress bar and the summary;
+//! the work is [`crate::book::build`].
+
+use crate::book::build::filter::{parse_day, parse_result, Filters, Rejection, TimeClass};
+use crate::book::build::{self, BuildError, BuildOptions, Observer, Progress, Summary, Target};
+use crate::book::make_book::MakeBookOptions;
+use crate::pgn::ReplayError;
+use crate::types::Color;
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildFormat {
+    Polyglot,
+    Yacb,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorArg {
+    White,
+    Black,
+}
+
+/// Polyglot: byte-identical to `polyglot make-book` for PGN without FEN
+/// tags; unlike the tool, FEN tags and Chess960 games are honoured and a game
+/// with an illegal move is reported (file, game, ply) and skipped instead of
+/// ending the run. YACB: one entry per position seen at least --min-game
+/// times, perf% for white, the most played move as best move, source
+/// statistical, elo from the players' ratings (see `book::build::output`).
+/// Inputs are streamed (plain, .gz, .zst, .bz2 told by content; `-` is
+/// standard input) and counted in at most --memory MB, spilling sorted runs
+/// to a temporary directory; the output is the same for any --threads and
+/// --memory.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// Book format to write (default: yacb when OUT ends in .yacb, else polyglot).
+    #[arg(long, value_enum)]
+    pub format: Option<BuildFormat>,
+    /// PGN files (plain or compressed), read in order; `-` is standard input.
+    #[arg(long, num_args = 1.., required = true)]
+    pub pgn: Vec<PathBuf>,
+    /// Output book.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Count only the first N plies of each game.
+    #[arg(long, default_value_t = 1024)]
+    pub max_ply: usize,
+    /// Keep moves (YACB: positions) played at least N times.
+    #[arg(long, default_value_t = 3)]
+    pub min_game: u32,
+    /// YACB: the elo stored in every entry (default: from the games'
+    /// ratings, mean rating − 3500; unrated positions −2000).
+    #[arg(long, allow_negative_numbers = true)]
+    pub elo: Option<i32>,
+    /// Keep moves scoring at least this many percent for the mover.
+    #[arg(long, default_value_t = 0.0)]
+    pub min_score: f64,
+    /// Keep only white's moves.
+    #[arg(long, conflicts_with = "only_black")]
+    pub only_white: bool,
+    /// Keep only black's moves.
+    #[arg(long)]
+    pub only_black: bool,
+    /// Give every move weight 1.
+    #[arg(long)]
+    pub uniform: bool,
+    /// Threads that parse and replay games.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Memory budget in MB (counts beyond it are spilled to disk).
+    #[arg(long, default_value_t = 1024)]
+    pub memory: usize,
+    /// Directory for the spilled runs (default: the system's temporary directory).
+    #[arg(long)]
+    pub temp_dir: Option<PathBuf>,
+    /// Write the book even when an input is damaged (truncated compressed stream).
+    #[arg(long)]
+    pub allow_damaged: bool,
+    /// Keep games whose players are both rated at least N (WhiteElo/BlackElo).
+    #[arg(long)]
+    pub min_elo: Option<u32>,
+    /// With --min-elo: count only the moves of players rated at least N.
+    #[arg(long, requires = "min_elo")]
+    pub min_elo_mover: bool,
+    /// Keep games of these speed classes (TimeControl tag, Lichess's rule):
+    /// ultrabullet, bullet, blitz, rapid, classical, correspondence.
+    #[arg(long, value_delimiter = ',')]
+    pub time_control: Vec<String>,
+    /// Keep games of at least N plies.
+    #[arg(long, default_value_t = 0)]
+    pub min_plies: usize,
+    /// Keep games played on or after this date (YYYY.MM.DD, YYYY.MM or YYYY).
+    #[arg(long)]
+    pub date_from: Option<String>,
+    /// Keep games played on or before this date.
+    #[arg(long)]
+    pub date_to: Option<String>,
+    /// Drop games of variants (Variant tag other than standard).
+    #[arg(long)]
+    pub exclude_variants: bool,
+    /// With --exclude-variants: keep Chess960 games.
+    #[arg(long)]
+    pub chess960: bool,
+    /// Keep games with these results: 1-0, 0-1, 1/2-1/2 (draw), *.
+    #[arg(long, value_delimiter = ',')]
+    pub result: Vec<String>,
+    /// Keep games of this player (White/Black tag, case ignored).
+    #[arg(long)]
+    pub player: Option<String>,
+    /// With --player: only games where the player had this colour.
+    #[arg(long, value_enum, requires = "player")]
+    pub color: Option<ColorArg>,
+}
+
+impl BuildArgs {
+    fn output_is_yacb(&self) -> bool {
+        self.out.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("yacb"))
+    }
+
+    fn filters(&self) -> anyhow::Result<Filters> {
+        let time_controls = self
+            .time_control
+            .iter()
+            .map(|t| TimeClass::parse(t).with_context(|| format!("unknown time control class '{t}'")))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let results = self
+            .result
+            .iter()
+            .map(|r| parse_result(r).map(String::from).with_context(|| format!("unknown result '{r}'")))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let day = |d: &Option<String>, end: bool| -> anyhow::Result<Option<u32>> {
+            d.as_deref().map(|d| parse_day(d, end).with_context(|| format!("bad date '{d}'"))).transpose()
+        };
+        Ok(Filters {
+            min_elo: self.min_elo,
+            min_elo_mover: self.min_elo_mover,
+            time_controls,
+            min_plies: self.min_plies,
+            date_from: day(&self.date_from, false)?,
+            date_to: day(&self.date_to, true)?,
+            exclude_variants: self.exclude_variants,
+            chess960: self.chess960,
+            results,
+            player: self.player.clone(),
+            color: self.color.map(|c| if c == ColorArg::White { Color::White } else { Color::Black }),
+        })
+    }
+
+    fn target(&self) -> anyhow::Result<Target> {
+        let format =
+            self.format.unwrap_or(if self.output_is_yacb() { BuildFormat::Yacb } else { BuildFormat::Polyglot });
+        if format == BuildFormat::Yacb {
+            if self.min_score != 0.0 || self.only_white || self.only_black || self.uniform {
+                bail!("--min-score, --only-white, --only-black and --uniform are Polyglot options");
+            }
+            return Ok(Target::Yacb { max_ply: self.max_ply, min_game: self.min_game, elo: self.elo });
+        }
+        if self.elo.is_some() {
+            bail!("--elo is a YACB option (pass --format yacb or an OUT ending in .yacb)");
+        }
+        Ok(Target::Polyglot(MakeBookOptions {
+            max_ply: self.max_ply,
+            min_game: self.min_game,
+            min_score: self.min_score,
+            only_white: self.only_white,
+            only_black: self.only_black,
+            uniform: self.uniform,
+        }))
+    }
+}
+
+/// Warnings through the bar (so they do not tear it), progress in its message.
+struct Bar(indicatif::ProgressBar);
+
+impl Observer for Bar {
+    fn skipped(&mut self, error: &ReplayError) {
+        self.0.suspend(|| eprintln!("warning: {error}; game skipped"));
+    }
+    fn damaged(&mut self, input: &str, error: &str) {
+        self.0.suspend(|| eprintln!("error: {input}: {error}; the rest of this input is lost"));
+    }
+    fn progress(&mut self, p: &Progress) {
+        let s = p.seconds.max(1e-9);
+        self.0.set_message(format!(
+            "{} games, {:.0} games/s, {:.1} MB/s PGN ({:.1} MB/s read)",
+            p.games,
+            p.games as f64 / s,
+            p.text_bytes as f64 / 1e6 / s,
+            p.source_bytes as f64 / 1e6 / s
+        ));
+    }
+}
+
+fn print_summary(s: &Summary) {
+    let rejected: Vec<String> = Rejection::ALL
+        .iter()
+        .zip(s.rejected)
+        .filter(|(_, n)| *n > 0)
+        .map(|(r, n)| format!("{n} by {}", r.name()))
+        .collect();
+    let secs = s.seconds.max(1e-9);
+    eprintln!(
+        "summary: {} games read, {} kept, {} filtered out{}, {} skipped (illegal move or bad FEN), {} input(s) damaged",
+        s.games,
+        s.kept,
+        s.rejected.iter().sum::<u64>(),
+        if rejected.is_empty() { String::new() } else { format!(" ({})", rejected.join(", ")) },
+        s.skipped,
+        s.damaged.len()
+    );
+    eprintln!(
+        "summary: {:.1} MB PGN ({:.1} MB read) in {:.2} s: {:.1} MB/s, {:.0} games/s; {} run(s) spilled ({} records), {} position(s) recounted, {} approximated; peak memory {} MB",
+        s.text_bytes as f64 / 1e6,
+        s.source_bytes as f64 / 1e6,
+        s.seconds,
+        s.text_bytes as f64 / 1e6 / secs,
+        s.games as f64 / secs,
+        s.runs,
+        s.spilled_records,
+        s.recounted,
+        s.approximated,
+        build::peak_rss_kb().map_or_else(|| "?".into(), |k| (k / 1024).to_string())
+    );
+}
+
+pub fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let target = args.target()?;
+    let options = BuildOptions {
+        filters: args.filters()?,
+        threads: args.threads.clamp(1, 256),
+        memory_mb: args.memory.max(1),
+        temp_dir: args.temp_dir.clone(),
+        allow_damaged: args.allow_damaged,
+        ..BuildOptions::new(target.clone())
+    };
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    let mut observer = Bar(bar);
+    let result = build::build(&args.pgn, &args.out, &options, &mut observer);
+    observer.0.finish_and_clear();
+    let summary = match result {
+        Ok(s) => s,
+        Err(BuildError::Damaged { summary }) => {
+            print_summary(&summary);
+            return Err(BuildError::Damaged { summary }.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    print_summary(&summary);
+    let what = if matches!(target, Target::Yacb { .. }) { "positions" } else { "entries" };
+    println!(
+        "{} games, {} skipped, {} {what} written to {}",
+        summary.games,
+        summary.skipped,
+        summary.entries,
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
