@@ -10,10 +10,13 @@
 //! * Record ([docs/formats.md#records-move](../../docs/formats.md#records-move)): `flag | to << 4 | from << 10`, castling as the king
 //!   moving to the c- or g-file with flag 3 or 2.
 //!
-//! Every parser matches against the legal moves, so its result is legal.
+//! Every parser's result is legal: SAN is resolved from the destination
+//! backwards and checked with [`Board::is_legal`], the others are matched
+//! against the legal moves.
 
 use super::Board;
-use crate::types::{Move, MoveKind, PieceType, Square};
+use crate::attacks;
+use crate::types::{Bitboard, Move, MoveKind, PieceType, Square};
 use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -140,61 +143,22 @@ impl Board {
 
     /// Parses SAN (lenient about `x`, `=`, check marks and `!?` annotations).
     pub fn parse_san(&self, text: &str) -> Result<Move, NotationError> {
-        let syntax = || NotationError::Syntax(text.to_string());
-        let core = text.trim_end_matches(['+', '#', '!', '?']);
-        if core.is_empty() || !core.is_ascii() {
-            return Err(syntax());
-        }
-        let legal = self.legal_moves();
-        if matches!(core, "O-O" | "0-0" | "O-O-O" | "0-0-0") {
-            let king_side = core.len() == 3;
-            return legal
-                .iter()
-                .find(|m| m.is_castling() && (m.to().file() > m.from().file()) == king_side)
-                .ok_or_else(|| NotationError::Illegal(text.to_string()));
-        }
-        let mut body = core;
-        let mut promo = None;
-        if let Some((left, right)) = body.split_once('=') {
-            let pt = right.chars().next().and_then(PieceType::from_char).ok_or_else(syntax)?;
-            promo = Some(pt);
-            body = left;
-        } else if let Some(last) = body.chars().last().filter(|c| "NBRQ".contains(*c)) {
-            if body.len() >= 3 && body.as_bytes()[body.len() - 2].is_ascii_digit() {
-                promo = PieceType::from_char(last);
-                body = &body[..body.len() - 1];
+        let (piece, to, promo, from_file, from_rank) = match San::parse(text)? {
+            San::Castle { king_side } => {
+                return self
+                    .legal_moves()
+                    .iter()
+                    .find(|m| m.is_castling() && (m.to().file() > m.from().file()) == king_side)
+                    .ok_or_else(|| NotationError::Illegal(text.to_string()))
             }
-        }
-        let first = body.chars().next().ok_or_else(syntax)?;
-        let piece = if "NBRQK".contains(first) {
-            body = &body[1..];
-            PieceType::from_char(first).ok_or_else(syntax)?
-        } else {
-            PieceType::Pawn
+            San::Move { piece, to, promo, from_file, from_rank } => (piece, to, promo, from_file, from_rank),
         };
-        let rest: String = body.chars().filter(|&c| c != 'x' && c != ':' && c != '-').collect();
-        if rest.len() < 2 || rest.len() > 4 {
-            return Err(syntax());
-        }
-        let to = Square::parse(&rest[rest.len() - 2..]).ok_or_else(syntax)?;
-        let mut from_file = None;
-        let mut from_rank = None;
-        for c in rest[..rest.len() - 2].chars() {
-            match c {
-                'a'..='h' => from_file = Some(c as u8 - b'a'),
-                '1'..='8' => from_rank = Some(c as u8 - b'1'),
-                _ => return Err(syntax()),
-            }
-        }
         let mut found = None;
-        for m in legal.iter() {
-            if m.is_castling() || m.to() != to || m.promotion_piece() != promo {
-                continue;
-            }
-            if self.piece_on(m.from()).map(|p| p.kind()) != Some(piece) {
-                continue;
-            }
+        for m in self.san_candidates(piece, to, promo) {
             if from_file.is_some_and(|f| f != m.from().file()) || from_rank.is_some_and(|r| r != m.from().rank()) {
+                continue;
+            }
+            if !self.is_legal(m) {
                 continue;
             }
             if found.is_some() {
@@ -203,6 +167,45 @@ impl Board {
             found = Some(m);
         }
         found.ok_or_else(|| NotationError::Illegal(text.to_string()))
+    }
+
+    /// The moves of a `piece` of the side to move that could land on `to`
+    /// (promoting to `promo`) if pins and checks allowed them: castling
+    /// aside, a superset of the legal ones, found from `to` backwards
+    /// without generating every move (PGN replay spends its time here).
+    fn san_candidates(&self, piece: PieceType, to: Square, promo: Option<PieceType>) -> impl Iterator<Item = Move> {
+        let us = self.side_to_move();
+        let ours = self.pieces_of(us, piece);
+        let occ = self.occupied();
+        let mut normal = Bitboard::EMPTY;
+        let mut en_passant = Bitboard::EMPTY;
+        let legal_promo =
+            matches!(promo, None | Some(PieceType::Knight | PieceType::Bishop | PieceType::Rook | PieceType::Queen));
+        if self.color_bb(us).contains(to) || !legal_promo {
+            // Nothing lands on its own piece; no move promotes to that.
+        } else if piece != PieceType::Pawn {
+            if promo.is_none() {
+                normal = attacks::piece(piece, to, occ) & ours;
+            }
+        } else if promo.is_some() == Bitboard::rank(us.relative_rank(7)).contains(to) {
+            if self.color_bb(!us).contains(to) {
+                normal = attacks::pawn(!us, to) & ours;
+            } else {
+                let one = to.bb().forward(!us);
+                let two = (one & !occ).forward(!us) & Bitboard::rank(us.relative_rank(1));
+                normal = (one | two) & ours;
+                if self.ep_square() == Some(to) {
+                    en_passant = attacks::pawn(!us, to) & ours;
+                }
+            }
+        }
+        let ep_moves = en_passant.map(move |from| Move::with_kind(from, to, MoveKind::EnPassant));
+        normal
+            .map(move |from| match promo {
+                Some(pt) => Move::promotion(from, to, pt),
+                None => Move::normal(from, to),
+            })
+            .chain(ep_moves)
     }
 
     /// The legal move for a Polyglot move field, if any.
@@ -261,4 +264,65 @@ pub fn to_polyglot_move(m: Move) -> u16 {
     let (from, to) = (m.from(), m.to());
     let promo = m.promotion_piece().map_or(0, |p| p.index() as u16);
     (to.file() as u16) | (to.rank() as u16) << 3 | (from.file() as u16) << 6 | (from.rank() as u16) << 9 | promo << 12
+}
+
+/// What a SAN text says, before it is matched against a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum San {
+    Castle { king_side: bool },
+    Move { piece: PieceType, to: Square, promo: Option<PieceType>, from_file: Option<u8>, from_rank: Option<u8> },
+}
+
+impl San {
+    /// Reads the text: check marks and `!?` dropped, `x`, `:` and `-`
+    /// ignored, the promotion with or without `=`.
+    pub(crate) fn parse(text: &str) -> Result<San, NotationError> {
+        let syntax = || NotationError::Syntax(text.to_string());
+        let core = text.trim_end_matches(['+', '#', '!', '?']);
+        if core.is_empty() || !core.is_ascii() {
+            return Err(syntax());
+        }
+        if matches!(core, "O-O" | "0-0" | "O-O-O" | "0-0-0") {
+            return Ok(San::Castle { king_side: core.len() == 3 });
+        }
+        let mut body = core.as_bytes();
+        let mut promo = None;
+        if let Some(eq) = body.iter().position(|&c| c == b'=') {
+            let pt = body.get(eq + 1).and_then(|&c| PieceType::from_char(c as char)).ok_or_else(syntax)?;
+            promo = Some(pt);
+            body = &body[..eq];
+        } else if let [.., digit, last] = body {
+            if body.len() >= 3 && digit.is_ascii_digit() && b"NBRQ".contains(last) {
+                promo = PieceType::from_char(*last as char);
+                body = &body[..body.len() - 1];
+            }
+        }
+        let first = *body.first().ok_or_else(syntax)?;
+        let piece = if b"NBRQK".contains(&first) {
+            body = &body[1..];
+            PieceType::from_char(first as char).ok_or_else(syntax)?
+        } else {
+            PieceType::Pawn
+        };
+        // The squares' characters, separators dropped: at most 4.
+        let mut rest = [0u8; 4];
+        let mut n = 0;
+        for &c in body.iter().filter(|&&c| !matches!(c, b'x' | b':' | b'-')) {
+            *rest.get_mut(n).ok_or_else(syntax)? = c;
+            n += 1;
+        }
+        if n < 2 {
+            return Err(syntax());
+        }
+        let to = std::str::from_utf8(&rest[n - 2..n]).ok().and_then(Square::parse).ok_or_else(syntax)?;
+        let (mut from_file, mut from_rank) = (None, None);
+        for &c in &rest[..n - 2] {
+            match c {
+                b'a'..=b'h' => from_file = Some(c - b'a'),
+                b'1'..=b'8' => from_rank = Some(c - b'1'),
+                _ => return Err(syntax()),
+            }
+        }
+        Ok(San::Move { piece, to, promo, from_file, from_rank })
+    }
 }

@@ -212,7 +212,12 @@ impl Counter {
 
     fn apply(&mut self, events: &[Event]) -> Result<(), BuildError> {
         let need = if self.counting == Counting::Polyglot { 2 } else { 1 };
-        for e in events {
+        // The table is far larger than the caches: fetch a few events ahead.
+        const AHEAD: usize = 8;
+        for (i, e) in events.iter().enumerate() {
+            if let Some(f) = events.get(i + AHEAD) {
+                self.table.prefetch(f.key, f.mv);
+            }
             if !self.table.reserve(need) {
                 if self.no_spill {
                     self.overflow = true;

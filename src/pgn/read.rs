@@ -209,7 +209,8 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
         at_line_start = c == '\n';
         let delimiter = c.is_whitespace() || matches!(c, '{' | ';' | '(' | ')') || c == '[' && !b.in_moves;
         if delimiter && !token.is_empty() {
-            b.token(&std::mem::take(&mut token));
+            b.token(&token);
+            token.clear();
         }
         match c {
             '%' if line_start => {
@@ -218,7 +219,8 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
             }
             '[' if (!b.in_moves || line_start) && b.skip == 0 && b.open.is_empty() => {
                 if !token.is_empty() {
-                    b.token(&std::mem::take(&mut token));
+                    b.token(&token);
+                    token.clear();
                 }
                 let inner = upto(&mut chars, ']');
                 b.tag(&inner);
