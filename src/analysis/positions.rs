@@ -168,26 +168,13 @@ fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::TempDir;
 
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(name: &str) -> TempDir {
-            let dir = std::env::temp_dir().join(format!("archivist-positions-{name}-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            TempDir(dir)
-        }
-        fn file(&self, name: &str, text: &str) -> PathBuf {
-            let p = self.0.join(name);
-            std::fs::write(&p, text).unwrap();
-            p
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// Writes `text` as `name` in `dir`.
+    fn write(dir: &TempDir, name: &str, text: &str) -> PathBuf {
+        let p = dir.file(name);
+        std::fs::write(&p, text).unwrap();
+        p
     }
 
     fn options(max_ply: usize) -> GatherOptions {
@@ -206,7 +193,7 @@ mod tests {
     #[test]
     fn pgn_positions_stop_at_max_ply_and_skip_games_that_do_not_replay() {
         let dir = TempDir::new("pgn");
-        let path = dir.file("g.pgn", "1. e4 e5 2. Nf3 *\n\n1. e4 e5 2. Ke3 *\n\n1. d4 *\n");
+        let path = write(&dir, "g.pgn", "1. e4 e5 2. Nf3 *\n\n1. e4 e5 2. Ke3 *\n\n1. d4 *\n");
         let got = gather(&path, &options(3)).unwrap();
         assert_eq!(got.kind, InputKind::Pgn);
         // start, 1.e4, 1.e4 e5, 2.Nf3 (game 1); the start again and 1.d4 (game 3).
@@ -224,7 +211,7 @@ mod tests {
         let dir = TempDir::new("epd");
         let text =
             "# x\n8/8/8/8/8/8/8/K6k w - - 0 1\n8/8/8/8/8/8/8/K6k w - - hmvc 3;\nnope\n8/8/8/8/8/8/8/K5k1 b - -\n";
-        let got = gather(&dir.file("p.epd", text), &options(40)).unwrap();
+        let got = gather(&write(&dir, "p.epd", text), &options(40)).unwrap();
         assert_eq!(got.boards.len(), 2, "the clocks do not make a new position");
         assert_eq!(got.skipped, 1);
         assert!(got.warnings[0].to_string().contains("line 4"));
@@ -234,7 +221,7 @@ mod tests {
     fn a_yacb_book_is_walked_from_the_roots_and_unreached_entries_are_skipped() {
         use crate::book::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
         let dir = TempDir::new("yacb");
-        let path = dir.0.join("b.yacb");
+        let path = dir.file("b.yacb");
         let mut after_e4 = Board::startpos();
         after_e4.make_move(after_e4.parse_san("e4").unwrap());
         let far = Board::from_fen("8/8/8/8/8/8/8/K6k w - - 0 1", false).unwrap();

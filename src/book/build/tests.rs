@@ -21,21 +21,7 @@ impl Observer for Quiet {
     fn progress(&mut self, _: &Progress) {}
 }
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("archivist-build-test-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::testdata::TempDir as Dir;
 
 fn options(target: Target, threads: usize, memory_mb: usize) -> BuildOptions {
     BuildOptions { threads, memory_mb, ..BuildOptions::new(target) }
@@ -47,9 +33,9 @@ fn selfplay() -> Option<String> {
 }
 
 fn build_bytes(dir: &Dir, text: &[u8], opts: &BuildOptions) -> (Vec<u8>, Summary) {
-    let input = dir.0.join("in.pgn");
+    let input = dir.file("in.pgn");
     std::fs::write(&input, text).unwrap();
-    let out = dir.0.join("out.bin");
+    let out = dir.file("out.bin");
     let summary = build(&[input], &out, opts, &mut Quiet::default()).expect("builds");
     (std::fs::read(&out).unwrap(), summary)
 }
@@ -177,9 +163,9 @@ fn damaged_input_writes_nothing_and_reports_the_summary() {
     // most of the file: cut near its end (the zstd tool decodes 140 games
     // of such a cut).
     let zst = zstd::stream::encode_all(text.repeat(5).as_bytes(), 3).unwrap();
-    let input = dir.0.join("cut.pgn.zst");
+    let input = dir.file("cut.pgn.zst");
     std::fs::write(&input, &zst[..zst.len() * 9 / 10]).unwrap();
-    let out = dir.0.join("out.bin");
+    let out = dir.file("out.bin");
     let mut quiet = Quiet::default();
     let opts = options(Target::Polyglot(MakeBookOptions::default()), 2, 64);
     match build(std::slice::from_ref(&input), &out, &opts, &mut quiet) {

@@ -5,6 +5,7 @@ use super::*;
 use crate::book::json::JsonError;
 use crate::book::sbob::{square_field, SbobMove};
 use crate::book::{format_from_extension, sniff};
+use crate::testdata::TempDir;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -15,12 +16,6 @@ fn shared(path: &str) -> Option<PathBuf> {
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(format!("{}/engine-tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("archivist-convert-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
 }
 
 fn start() -> Vec<Board> {
@@ -72,8 +67,9 @@ fn polyglot_round_trips_through_sbob_and_json_keeping_reached_legal_entries() {
 
 #[test]
 fn a_one_sided_book_converts_and_comes_back_byte_for_byte() {
+    let dir = TempDir::new("convert-lasker");
     let path = shared("books/lasker-trap.bin").unwrap();
-    let (out_sbob, out_json, out_bin) = (temp("lasker.sbob"), temp("lasker.json"), temp("lasker.bin"));
+    let (out_sbob, out_json, out_bin) = (dir.file("lasker.sbob"), dir.file("lasker.json"), dir.file("lasker.bin"));
     let r = convert(&path, &out_sbob, BookFormat::Sbob, &[]).unwrap();
     assert_eq!((r.positions, r.moves, r.unreachable_entries), (7, 7, 0), "{r}");
     convert(&out_sbob, &out_json, BookFormat::Json, &[]).unwrap();
@@ -104,9 +100,10 @@ fn unreachable_entries_are_counted_and_roots_reach_them() {
 
 #[test]
 fn sbob_and_json_round_trip_losslessly_and_canonically() {
+    let dir = TempDir::new("convert-roundtrip");
     let golden_sbob = std::fs::read(data("sbob_golden.sbob")).unwrap();
     let golden_json = std::fs::read_to_string(data("sbob_golden.json")).unwrap();
-    let (to_json, back_sbob, back_json) = (temp("g.json"), temp("g.sbob"), temp("g2.json"));
+    let (to_json, back_sbob, back_json) = (dir.file("g.json"), dir.file("g.sbob"), dir.file("g2.json"));
     convert(&data("sbob_golden.sbob"), &to_json, BookFormat::Json, &[]).unwrap();
     assert_eq!(std::fs::read_to_string(&to_json).unwrap(), golden_json);
     let r = convert(&to_json, &back_sbob, BookFormat::Sbob, &[]).unwrap();
@@ -115,10 +112,10 @@ fn sbob_and_json_round_trip_losslessly_and_canonically() {
     convert(&back_sbob, &back_json, BookFormat::Json, &[]).unwrap();
     assert_eq!(std::fs::read_to_string(&back_json).unwrap(), golden_json, "SAN is derived again");
     // X → X rewrites canonically.
-    let same = temp("same.sbob");
+    let same = dir.file("same.sbob");
     convert(&data("sbob_golden.sbob"), &same, BookFormat::Sbob, &[]).unwrap();
     assert_eq!(std::fs::read(&same).unwrap(), golden_sbob);
-    let same_json = temp("same.json");
+    let same_json = dir.file("same.json");
     convert(&data("sbob_golden.json"), &same_json, BookFormat::Json, &[]).unwrap();
     assert_eq!(std::fs::read_to_string(&same_json).unwrap(), golden_json);
 }
@@ -157,7 +154,8 @@ fn to_polyglot_clamps_weights_drops_evaluations_and_skips_what_is_not_chess() {
 
 #[test]
 fn polyglot_to_polyglot_rewrites_in_book_order() {
-    let out = temp("perf.bin");
+    let dir = TempDir::new("convert-rewrite");
+    let out = dir.file("perf.bin");
     let Some(performance) = shared("books/performance.bin") else { return };
     let r = convert(&performance, &out, BookFormat::Polyglot, &[]).unwrap();
     let original = PolyglotBook::open(&performance).unwrap();
@@ -170,19 +168,20 @@ fn polyglot_to_polyglot_rewrites_in_book_order() {
 
 #[test]
 fn bad_input_is_a_typed_error() {
-    let bad = temp("bad.bin");
+    let dir = TempDir::new("convert-bad");
+    let bad = dir.file("bad.bin");
     std::fs::write(&bad, [0u8; 17]).unwrap();
     assert!(matches!(
-        convert(&bad, &temp("x.sbob"), BookFormat::Sbob, &[]),
+        convert(&bad, &dir.file("x.sbob"), BookFormat::Sbob, &[]),
         Err(ConvertError::Input { source: BookError::Polyglot(_), .. })
     ));
     std::fs::write(&bad, b"SBOB\x02").unwrap();
     assert!(matches!(
-        convert(&bad, &temp("x.json"), BookFormat::Json, &[]),
+        convert(&bad, &dir.file("x.json"), BookFormat::Json, &[]),
         Err(ConvertError::Input { source: BookError::Sbob(_), .. })
     ));
     std::fs::write(&bad, b"{\"version\": 1,\n \"positions\": [}").unwrap();
-    let err = convert(&bad, &temp("x.bin"), BookFormat::Polyglot, &[]).unwrap_err();
+    let err = convert(&bad, &dir.file("x.bin"), BookFormat::Polyglot, &[]).unwrap_err();
     assert!(
         matches!(err, ConvertError::Input { source: BookError::Json(JsonError::Syntax { line: 2, .. }), .. }),
         "{err}"
