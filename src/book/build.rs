@@ -1,15 +1,16 @@
 //! `book build` on databases of any size: PGN streamed from files or
 //! standard input (plain, gzip, zstd or bzip2, told by content), parsed and
-//! replayed on several threads, filtered ([`filter`]), counted in a table
-//! bounded by a memory budget ([`table`]) that spills sorted runs
-//! ([`run`]) to a temporary directory, merged at the end ([`merge`]) into
+//! replayed on several threads, filtered ([`filter`]), counted in tables
+//! sharded by position key ([`counter`], [`table`]) and bounded by a
+//! memory budget, that spill sorted runs ([`run`]) to a temporary
+//! directory, merged at the end ([`merge`]) into
 //! a Polyglot book (byte-identical to `polyglot make-book`, see
 //! [`crate::book::make_book`]) or a YACB book ([`output`]).
 //!
 //! Invariants:
-//! * Events are applied in input order whatever the number of threads
-//!   ([`pipeline`]), so the output depends on neither `threads` nor the
-//!   memory budget.
+//! * Each shard takes the events in input order whatever the number of
+//!   threads ([`pipeline`], [`counter`]), so the output depends on neither
+//!   `threads` nor the memory budget.
 //! * Polyglot's halving (when a move reaches 16384 plays) depends on the
 //!   order of the games. A position counted in one place from its first
 //!   game is exact; one split across runs whose counts reach the halving
@@ -21,6 +22,7 @@
 //!   whole (unless `allow_damaged`); games with illegal moves or bad FENs
 //!   are reported and skipped.
 
+pub mod counter;
 pub mod filter;
 pub mod merge;
 pub mod output;
@@ -28,12 +30,14 @@ pub mod pipeline;
 pub mod run;
 pub mod table;
 
+pub use self::counter::PIN_VISITS;
+
+use self::counter::{Counter, Shards};
 use self::filter::{Filters, Rejection};
 use self::merge::Merge;
-use self::pipeline::Event;
 use self::pipeline::{run_pass, Counting, Item, Meter, PassSpec};
-use self::run::{RunError, RunReader, RunWriter};
-use self::table::{Rec, Table, HEAD};
+use self::run::{RunError, RunReader};
+use self::table::Rec;
 use crate::book::make_book::MakeBookOptions;
 use crate::book::yacb::{self, KeyType};
 use crate::input::InputError;
@@ -180,107 +184,6 @@ fn budget(options: &BuildOptions) -> (usize, usize, usize) {
     (table, batch, tokens)
 }
 
-/// Positions visited this often since the last spill stay in the table.
-pub const PIN_VISITS: u32 = 32;
-
-/// The table and its spilled runs.
-struct Counter {
-    table: Table,
-    counting: Counting,
-    dir: PathBuf,
-    runs: Vec<PathBuf>,
-    spilled: u64,
-    pin: u32,
-    /// Second pass: never spill; note an overflow instead.
-    no_spill: bool,
-    overflow: bool,
-}
-
-impl Counter {
-    fn new(table_bytes: usize, counting: Counting, dir: &Path, pin: u32, no_spill: bool) -> Counter {
-        Counter {
-            table: Table::new(table_bytes, counting == Counting::Polyglot),
-            counting,
-            dir: dir.to_path_buf(),
-            runs: Vec::new(),
-            spilled: 0,
-            pin,
-            no_spill,
-            overflow: false,
-        }
-    }
-
-    fn apply(&mut self, events: &[Event]) -> Result<(), BuildError> {
-        let need = if self.counting == Counting::Polyglot { 2 } else { 1 };
-        // The table is far larger than the caches: fetch a few events ahead.
-        const AHEAD: usize = 8;
-        for (i, e) in events.iter().enumerate() {
-            if let Some(f) = events.get(i + AHEAD) {
-                self.table.prefetch(f.key, f.mv);
-            }
-            if !self.table.reserve(need) {
-                if self.no_spill {
-                    self.overflow = true;
-                    return Ok(());
-                }
-                self.spill()?;
-                if !self.table.reserve(need) {
-                    self.spill_all()?;
-                }
-            }
-            match (self.counting, e.mv) {
-                (Counting::Polyglot, _) => self.table.add_pair(e.key, e.mv, e.white, e.points as u32, e.seq),
-                (Counting::Yacb, HEAD) => {
-                    self.table.add_visit(e.key, e.points as u32, (e.rating > 0).then_some(e.rating as u32), e.seq)
-                }
-                (Counting::Yacb, mv) => {
-                    self.table.add_move(e.key, mv, e.points as u32, e.seq);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn new_run(&mut self) -> Result<(PathBuf, RunWriter), BuildError> {
-        let path = self.dir.join(format!("run-{:05}", self.runs.len()));
-        let w = RunWriter::create(&path)?;
-        Ok((path, w))
-    }
-
-    /// Spills the cold positions.
-    fn spill(&mut self) -> Result<(), BuildError> {
-        let (path, mut w) = self.new_run()?;
-        self.spilled += self.table.spill(self.pin, |r| w.push(&r))? as u64;
-        w.finish()?;
-        self.runs.push(path);
-        Ok(())
-    }
-
-    /// Spills everything (the table is left empty).
-    fn spill_all(&mut self) -> Result<(), BuildError> {
-        let table = std::mem::replace(&mut self.table, Table::new(0, self.counting == Counting::Polyglot));
-        let max = table.max_bytes();
-        let (path, mut w) = self.new_run()?;
-        for r in table.into_sorted() {
-            w.push(&r)?;
-            self.spilled += 1;
-        }
-        w.finish()?;
-        self.runs.push(path);
-        self.table = Table::new(max, self.counting == Counting::Polyglot);
-        Ok(())
-    }
-
-    /// Spills what is left (when anything was spilled before) and gives
-    /// the runs, the table's memory freed.
-    fn finish(mut self) -> Result<Vec<PathBuf>, BuildError> {
-        if !self.table.is_empty() {
-            self.spill_all()?;
-        }
-        Ok(self.runs)
-    }
-}
-
 type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
 
 fn open_runs(runs: &[PathBuf]) -> Result<Vec<Source>, BuildError> {
@@ -324,10 +227,10 @@ pub fn build(
     let temp = TempDir::new(options.temp_dir.as_deref())?;
     let mut summary = Summary::default();
     let mut recount = Recount::default();
-    let mut counter = Counter::new(table_bytes, counting, &temp.0, options.pin_visits, false);
+    let shards = Shards::new(table_bytes, counting, &temp.0, options.pin_visits, false);
     let meter = Meter::default();
     let mut last_report = Instant::now();
-    run_pass(&spec, &meter, |item| {
+    let passed = run_pass(&spec, &meter, &shards, |item| {
         let batch = match item {
             Item::Damaged { input, error } => {
                 observer.damaged(&input, &error);
@@ -346,27 +249,38 @@ pub fn build(
         for e in &batch.skipped {
             observer.skipped(e);
         }
-        counter.apply(&batch.events)?;
+        if let Some(e) = shards.failed().then(|| shards.take_error()).flatten() {
+            return Err(e);
+        }
         if last_report.elapsed().as_millis() >= 200 {
             last_report = Instant::now();
             summary.source_bytes = meter.source_bytes.load(Relaxed);
             observer.progress(&progress(&summary, start));
         }
         Ok::<(), BuildError>(())
-    })?;
+    });
+    passed?;
+    if let Some(e) = shards.take_error() {
+        return Err(e);
+    }
     summary.source_bytes = meter.source_bytes.load(Relaxed);
     observer.progress(&progress(&summary, start));
-    summary.runs = counter.runs.len();
-    summary.spilled_records = counter.spilled;
+    let counters = shards.into_counters();
+    summary.runs = counters.iter().map(|c| c.runs.len()).sum();
+    summary.spilled_records = counters.iter().map(|c| c.spilled).sum();
     if !summary.damaged.is_empty() && !options.allow_damaged {
         summary.seconds = start.elapsed().as_secs_f64();
         return Err(BuildError::Damaged { summary: Box::new(summary) });
     }
-    let merge = if counter.runs.is_empty() {
-        let recs = counter.table.into_sorted();
-        Merge::new(vec![Box::new(recs.into_iter().map(Ok))])?
+    let merge = if summary.runs == 0 {
+        let sources: Vec<Source> =
+            counters.into_iter().map(|c| Box::new(c.table.into_sorted().into_iter().map(Ok)) as Source).collect();
+        Merge::new(sources)?
     } else {
-        let runs = counter.finish()?;
+        let mut runs = Vec::new();
+        for c in counters {
+            runs.extend(c.finish()?);
+        }
         if counting == Counting::Polyglot {
             let unsettled = unsettled_keys(Merge::new(open_runs(&runs)?)?)?;
             if !unsettled.is_empty() {
@@ -416,17 +330,20 @@ fn unsettled_keys(mut merge: Merge) -> Result<HashSet<u64>, BuildError> {
 
 /// Counts the focus positions again, in game order, from the first game.
 fn second_pass(spec: &PassSpec<'_>, table_bytes: usize, dir: &Path) -> Result<Recount, BuildError> {
-    let mut counter = Counter::new(table_bytes, spec.counting, dir, u32::MAX, true);
-    run_pass(spec, &Meter::default(), |item| match item {
-        Item::Batch(b) => counter.apply(&b.events),
-        Item::Damaged { .. } => Ok(()),
-    })?;
-    if counter.overflow {
+    let shards = Shards::new(table_bytes, spec.counting, dir, u32::MAX, true);
+    run_pass(spec, &Meter::default(), &shards, |_| Ok::<(), BuildError>(()))?;
+    if let Some(e) = shards.take_error() {
+        return Err(e);
+    }
+    let counters: Vec<Counter> = shards.into_counters();
+    if counters.iter().any(|c| c.overflow) {
         return Ok(Recount { approximate: true, ..Recount::default() });
     }
     let mut moves: HashMap<u64, Vec<Rec>> = HashMap::new();
-    for r in counter.table.into_sorted() {
-        moves.entry(r.key).or_default().push(r);
+    for c in counters {
+        for r in c.table.into_sorted() {
+            moves.entry(r.key).or_default().push(r);
+        }
     }
     Ok(Recount { moves, approximate: false })
 }

@@ -1,11 +1,13 @@
 //! One pass over the inputs: a reader thread cuts them into batches of
 //! whole games ([`GameBatches`] over [`Input`]), `threads` workers parse,
-//! filter and replay the batches into counting events, and the calling
-//! thread applies the events batch by batch in input order, so the counts
-//! (and the order in which moves are first met) do not depend on the
-//! number of threads. A fixed number of batch tokens bounds the memory in
-//! flight.
+//! filter and replay the batches into counting events and apply them to
+//! the shards of the counts ([`Shards`], which take every batch in input
+//! order, so the counts and the order in which moves are first met do not
+//! depend on the number of threads), and the calling thread gets each
+//! batch's figures in input order. A fixed number of batch tokens bounds
+//! the memory in flight.
 
+use super::counter::{shard_of, Shards, SHARDS};
 use super::filter::{result_of, Admitted, Filters, Rejection};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::polyglot_key;
@@ -56,7 +58,7 @@ pub struct PassSpec<'a> {
     pub focus: Option<Arc<HashSet<u64>>>,
 }
 
-/// What a batch gave.
+/// What a batch gave (its events already applied when the caller gets it).
 pub struct BatchOut {
     pub events: Vec<Event>,
     pub games: u64,
@@ -88,11 +90,13 @@ pub struct Meter {
     pub source_bytes: AtomicU64,
 }
 
-/// Runs one pass; `apply` gets every item in input order and may stop the
-/// pass by failing. Opening an input that does not exist fails the pass.
+/// Runs one pass, counting into `shards`; `apply` gets every item in input
+/// order (its events counted) and may stop the pass by failing. Opening an
+/// input that does not exist fails the pass.
 pub fn run_pass<E: From<crate::input::InputError>>(
     spec: &PassSpec<'_>,
     meter: &Meter,
+    shards: &Shards,
     mut apply: impl FnMut(Item) -> Result<(), E>,
 ) -> Result<(), E> {
     // Open every input first: a missing file fails before any work.
@@ -111,7 +115,7 @@ pub fn run_pass<E: From<crate::input::InputError>>(
         scope.spawn(move || read_inputs(opened, spec.batch_bytes, meter, &job_tx, &token_rx));
         for _ in 0..threads {
             let (rx, tx) = (job_rx.clone(), out_tx.clone());
-            scope.spawn(move || work(spec, &rx, &tx));
+            scope.spawn(move || work(spec, shards, &rx, &tx));
         }
         drop((job_rx, out_tx));
         count_in_order(out_rx, token_tx, &mut apply)
@@ -144,12 +148,26 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
     }
 }
 
-fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
+fn work(spec: &PassSpec<'_>, shards: &Shards, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
+    let mut parts: Vec<Vec<Event>> = vec![Vec::new(); SHARDS];
     for job in jobs.iter() {
         let (seq, item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
             Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, file, &files[file], &batch))),
+        };
+        if let Item::Batch(b) = &item {
+            for e in &b.events {
+                parts[shard_of(e.key)].push(*e);
+            }
+        }
+        for (shard, part) in parts.iter_mut().enumerate() {
+            shards.apply(shard, seq, part);
+            part.clear();
+        }
+        let item = match item {
+            Item::Batch(b) => Item::Batch(BatchOut { events: Vec::new(), ..b }),
+            damaged => damaged,
         };
         if out.send((seq, item)).is_err() {
             return;
