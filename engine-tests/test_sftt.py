@@ -170,3 +170,31 @@ def test_a_killed_save_leaves_a_valid_file_and_the_next_save_sweeps_its_temporar
     assert not stale.exists(), "the dead writer's temporary file was left behind"
     assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
     assert run(exe, "tt", "verify", str(path)).returncode == 0
+
+
+def test_search_state_is_saved_beside_the_table_and_a_damaged_one_is_ignored(exe, tmp_path):
+    path = tmp_path / "state.sftt"
+    u = start(exe, f"Hash File value {path}")
+    analyse(u, 9)
+    u.send("setoption name Save Hash to File")
+    saved = info_strings(u)
+    assert any("search state" in s and "bytes" in s for s in saved), saved
+    assert u.close() == 0
+    hist = tmp_path / "state.sftt.hist"
+    assert hist.read_bytes()[:4] == b"ARSS"
+
+    v = start(exe, f"Hash File value {path}")
+    v.send("setoption name Load Hash from File")
+    assert any("search state restored" in s for s in info_strings(v))
+    assert v.close() == 0
+
+    data = bytearray(hist.read_bytes())
+    data[100] ^= 0xFF
+    hist.write_bytes(bytes(data))
+    w = start(exe, f"Hash File value {path}")
+    w.send("setoption name Load Hash from File")
+    loaded = info_strings(w)
+    assert any("Loaded hash" in s and "search state not restored" in s and "checksum" in s for s in loaded), loaded
+    nodes, move = analyse(w, 6)
+    assert nodes > 0 and len(move) >= 4
+    assert w.close() == 0

@@ -576,21 +576,6 @@ impl Board {
         }
     }
 
-    /// Is `m` one of the legal moves? (Used to check moves from books, TT
-    /// files and the network, which may be garbage.)
-    pub fn is_legal(&self, m: Move) -> bool {
-        if m.is_none() || m == Move::NULL {
-            return false;
-        }
-        match self.piece_on(m.from()) {
-            Some(pc) if pc.color() == self.side => {}
-            _ => return false,
-        }
-        let mut list = MoveList::new();
-        self.generate_legal(&mut list);
-        list.contains(m)
-    }
-
     /// Forgets the game history (the current position becomes the root).
     /// Repetitions before this point are no longer detected.
     pub fn clear_history(&mut self) {

@@ -6,6 +6,7 @@
 //! the shared stop/ponder flags. The engine never prints: search output and
 //! messages go to the [`Reporter`] given at construction.
 
+use crate::atomic_file;
 use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
 use crate::search::book::BookInSearch;
@@ -13,6 +14,7 @@ use crate::search::Outcome;
 use crate::search::{Limits, Reporter, SearchConfig, SearchEvent, Searcher, Shared};
 use crate::tt::persist::{self, SfttHeader};
 use parking_lot::Mutex;
+use std::io::Write;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -473,8 +475,18 @@ impl Engine {
             root_depth: self.last_search.as_ref().map_or(0, |s| s.depth.clamp(0, 255) as u8),
             min_entry_depth: self.options.hash_file_min_depth,
         };
-        match persist::save(self.searcher.lock().tt(), &header, std::path::Path::new(&path)) {
-            Ok(stats) => format!("Saved hash to {path}: {}", stats.describe()),
+        let searcher = self.searcher.lock();
+        match persist::save(searcher.tt(), &header, std::path::Path::new(&path)) {
+            Ok(stats) => {
+                // The histories beside the table (see search::state_file).
+                let state = searcher.save_state();
+                let written = atomic_file::write_with(&state_path(&path), 1 << 16, |w| w.write_all(&state));
+                let state = match written {
+                    Ok(()) => format!("; search state {} bytes", state.len()),
+                    Err(e) => format!("; search state not saved: {e}"),
+                };
+                format!("Saved hash to {path}: {}{state}", stats.describe())
+            }
             Err(e) => format!("Save Hash to File failed, previous file kept: {e}"),
         }
     }
@@ -486,10 +498,23 @@ impl Engine {
         if path.is_empty() {
             return "Load Hash from File: set Hash File first".into();
         }
-        match persist::load(self.searcher.lock().tt(), std::path::Path::new(&path)) {
+        let mut searcher = self.searcher.lock();
+        match persist::load(searcher.tt(), std::path::Path::new(&path)) {
             Ok((header, stats)) => {
                 let root = header.root_pos.as_deref().unwrap_or("none");
-                format!("Loaded hash from {path}: {} (root {root}, depth {})", stats.describe(), header.root_depth)
+                let state = match std::fs::read(state_path(&path)) {
+                    Ok(bytes) => match searcher.restore_state(&bytes) {
+                        Ok(()) => "; search state restored".to_string(),
+                        Err(e) => format!("; search state not restored ({path}.hist): {e}"),
+                    },
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+                    Err(e) => format!("; search state not restored ({path}.hist): {e}"),
+                };
+                format!(
+                    "Loaded hash from {path}: {} (root {root}, depth {}){state}",
+                    stats.describe(),
+                    header.root_depth
+                )
             }
             Err(e) => format!("Load Hash from File failed, table unchanged: {e}"),
         }
@@ -504,6 +529,11 @@ impl Engine {
             self.message(msg);
         }
     }
+}
+
+/// The search-state file saved beside a hash file.
+fn state_path(hash_file: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("{hash_file}.hist"))
 }
 
 impl Drop for Engine {

@@ -14,6 +14,7 @@ pub mod correction;
 pub mod ordering;
 pub mod params;
 pub mod see;
+pub mod state_file;
 pub mod thread;
 pub use thread::{Outcome, Searcher};
 pub mod time;
@@ -69,6 +70,12 @@ fn value_from_tt(v: i32, ply: usize) -> i32 {
     } else {
         v
     }
+}
+
+/// What a position's key is mixed with for the search that leaves `excluded`
+/// out (a fixed odd multiplier spreads the 16 move bits over the key).
+fn exclusion_salt(excluded: Move) -> u64 {
+    (u64::from(excluded.raw()) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
 }
 
 /// What `go` asked for.
@@ -278,6 +285,10 @@ struct Frame {
     current: Move,
     /// Continuation key of `current` ([`ordering::NO_CONT`] for a null move).
     cont: u16,
+    /// The move a singular-extension search leaves out here (or none).
+    excluded: Move,
+    /// Double extensions on the path from the root to here.
+    double_extensions: u8,
 }
 
 /// Per-thread search state.
@@ -338,7 +349,16 @@ impl Worker {
             completed_depth: 0,
             history: History::default(),
             killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
-            frames: vec![Frame { static_eval: NO_VALUE, current: Move::NONE, cont: ordering::NO_CONT }; MAX_PLY + 4],
+            frames: vec![
+                Frame {
+                    static_eval: NO_VALUE,
+                    current: Move::NONE,
+                    cont: ordering::NO_CONT,
+                    excluded: Move::NONE,
+                    double_extensions: 0,
+                };
+                MAX_PLY + 4
+            ],
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 2],
             pv_len: vec![0; MAX_PLY + 2],
             nodes: 0,
@@ -365,6 +385,21 @@ impl Worker {
 
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// The bytes of a search-state file of this worker's histories.
+    pub fn save_state(&self) -> Vec<u8> {
+        let [a, b, c] = self.history.state_tables();
+        let [d, e] = self.correction.state_tables();
+        state_file::write(&[a, b, c, d, e])
+    }
+
+    /// Restores the histories from a search-state file; on error nothing
+    /// changes.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), state_file::StateError> {
+        let [a, b, c] = self.history.state_tables_mut();
+        let [d, e] = self.correction.state_tables_mut();
+        state_file::restore(bytes, &mut [a, b, c, d, e])
     }
 
     /// Checks stop conditions; the main thread also enforces time and nodes.
@@ -440,8 +475,15 @@ impl Worker {
             }
         }
 
-        // Step 3. Transposition table lookup and cutoff.
-        let key = self.board.key();
+        // Step 3. Transposition table lookup and cutoff. The search that
+        // leaves the TT move out to test it for singularity has an entry of
+        // its own, under the position's key mixed with the excluded move: a
+        // repeated search (a warm start from a saved table) finds its result
+        // instead of searching again with a window no normal entry answers.
+        let excluded = self.frames[ply].excluded;
+        let singular_search = !excluded.is_none();
+        self.frames[ply + 1].double_extensions = self.frames[ply].double_extensions;
+        let key = if singular_search { self.board.key() ^ exclusion_salt(excluded) } else { self.board.key() };
         let tte = ctx.tt.probe(key);
         let tt_move = tte.map_or(Move::NONE, |e| e.best_move());
         let tt_value = tte.map_or(NO_VALUE, |e| value_from_tt(e.value as i32, ply));
@@ -459,7 +501,7 @@ impl Worker {
         // Step 3a. Book in search: a trusted YACB entry acts as a TT entry of
         // unlimited depth (its move first, its value cuts at non-PV nodes).
         let mut tt_move = tt_move;
-        if !root {
+        if !root && !singular_search {
             if let Some((book_move, book_value)) = ctx.config.book.as_ref().and_then(|b| b.probe(&self.board, ply)) {
                 if let Some((v, bound)) = book_value {
                     if !pv_node && bound.cuts(v, alpha, beta) && self.board.halfmove_clock() < P::CUT_MAX_RULE50 {
@@ -474,7 +516,7 @@ impl Worker {
 
         // Step 3b. Tablebase probe: when the 50-move counter was just reset,
         // no castling rights remain and the piece count is within the limit.
-        if !root && self.tb_cardinality > 0 {
+        if !root && !singular_search && self.tb_cardinality > 0 {
             if let Some(v) = self.probe_tb(ctx, key, depth, ply, alpha, beta) {
                 return v;
             }
@@ -523,9 +565,22 @@ impl Worker {
             }
         }
 
+        // Step 5a. Razoring: far below alpha near the horizon, trust the
+        // quiescence search when it agrees.
+        if !pv_node && !in_check && depth <= P::RAZOR_MAX_DEPTH && eval + P::RAZOR_MARGIN * depth < alpha {
+            let v = self.qsearch(ctx, alpha, alpha + 1, ply);
+            if self.stopped {
+                return 0;
+            }
+            if v <= alpha {
+                return v;
+            }
+        }
+
         // Step 6. Null-move pruning.
         if !pv_node
             && !in_check
+            && !singular_search
             && depth >= P::NMP_MIN_DEPTH
             && eval >= beta
             && non_pawn.any()
@@ -548,7 +603,7 @@ impl Worker {
         }
 
         // Step 7. Internal iterative reduction: no TT move, search shallower.
-        if depth >= P::IIR_MIN_DEPTH && tt_move.is_none() && (pv_node || cut_node) {
+        if depth >= P::IIR_MIN_DEPTH && tt_move.is_none() && (pv_node || cut_node) && !singular_search {
             depth -= 1;
         }
 
@@ -568,11 +623,13 @@ impl Worker {
         // on a fail high): a fixed array, no allocation per node.
         let mut quiets_tried = [Move::NONE; P::QUIETS_TRIED_MAX];
         let mut quiets_count = 0;
+        let mut captures_tried = [Move::NONE; P::CAPTURES_TRIED_MAX];
+        let mut captures_count = 0;
         let original_alpha = alpha;
 
         loop {
             let (m, order_score) = match picker.as_mut() {
-                Some(p) => match p.pick() {
+                Some(p) => match p.pick(&self.board, &self.history) {
                     Some(x) => x,
                     None => break,
                 },
@@ -584,22 +641,39 @@ impl Worker {
                     (self.root_moves[root_index - 1].mv, 0)
                 }
             };
+            if m == excluded {
+                continue;
+            }
             move_count += 1;
             let noisy = is_noisy(&self.board, m);
 
             // Step 9. Shallow-depth pruning (never at the root, never when
-            // every move so far loses to a mate).
+            // every move so far loses to a mate). Late-move pruning ends the
+            // quiets altogether; futility, history and SEE pruning look at
+            // the depth the move would be searched to after its reduction.
             if !root && best > -TB_WIN_IN_MAX_PLY && non_pawn.any() {
                 if !noisy {
                     let lmp_limit = (P::LMP_BASE + depth * depth) as usize / if improving { 1 } else { 2 };
                     let shallow = depth <= P::QUIET_PRUNE_MAX_DEPTH;
                     if shallow && move_count > lmp_limit.max(P::LMP_MIN) && !in_check {
+                        if let Some(p) = picker.as_mut() {
+                            p.skip_quiets();
+                        }
                         continue;
                     }
-                    if !in_check && shallow && static_eval + P::FUTILITY_BASE + P::FUTILITY_PER_DEPTH * depth <= alpha {
+                    let lmr_depth = (depth - 1 - self.reductions.get(depth, move_count)).max(0);
+                    if lmr_depth <= P::HISTORY_PRUNE_MAX_DEPTH && order_score < -P::HISTORY_PRUNE_MARGIN * depth {
                         continue;
                     }
-                    if shallow && !see_ge(&self.board, m, -P::SEE_QUIET_MARGIN * depth) {
+                    if !in_check
+                        && lmr_depth <= P::QUIET_PRUNE_MAX_DEPTH
+                        && static_eval + P::FUTILITY_BASE + P::FUTILITY_PER_DEPTH * lmr_depth <= alpha
+                    {
+                        continue;
+                    }
+                    if lmr_depth <= P::QUIET_PRUNE_MAX_DEPTH
+                        && !see_ge(&self.board, m, -P::SEE_QUIET_MARGIN * lmr_depth * lmr_depth / 4)
+                    {
                         continue;
                     }
                 } else if depth <= P::SEE_NOISY_MAX_DEPTH && !see_ge(&self.board, m, -P::SEE_NOISY_MARGIN * depth) {
@@ -607,18 +681,69 @@ impl Worker {
                 }
             }
 
-            // Step 10. Make the move; check extension.
+            // Step 10. Extensions. A TT move whose value holds a lower bound
+            // deep enough is searched without it first: if every other move
+            // fails low well below its value, it is singular and extended
+            // (twice when far below, a limited number of times per path);
+            // if even the others beat beta, the node is cut (multi-cut);
+            // if the TT value beats beta anyway, it is reduced. Checks are
+            // extended otherwise.
+            let mut extension = 0;
+            let extend_more = (ply as i32) < P::CHECK_EXTENSION_PLY_FACTOR * self.root_depth;
+            let singular_candidate = !root
+                && !singular_search
+                && depth >= P::SE_MIN_DEPTH
+                && extend_more
+                && tte.is_some_and(|e| {
+                    e.best_move() == m
+                        && e.depth() >= depth - P::SE_TT_DEPTH_MARGIN
+                        && matches!(e.bound(), Bound::Lower | Bound::Exact)
+                })
+                && tt_value.abs() < TB_WIN_IN_MAX_PLY;
+            if singular_candidate {
+                let singular_beta = tt_value - P::SE_BETA_MARGIN * depth / 8;
+                self.frames[ply].excluded = m;
+                let v = self.search(ctx, singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
+                self.frames[ply].excluded = Move::NONE;
+                if self.stopped {
+                    return 0;
+                }
+                if v < singular_beta {
+                    extension = 1;
+                    if !pv_node
+                        && v < singular_beta - P::SE_DOUBLE_MARGIN
+                        && self.frames[ply].double_extensions < P::SE_DOUBLE_MAX
+                    {
+                        extension = 2;
+                    }
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                } else if tt_value >= beta {
+                    extension = -1;
+                }
+            }
+
+            // Step 11. Make the move.
+            self.frames[ply + 1].double_extensions = self.frames[ply].double_extensions + u8::from(extension == 2);
             let nodes_before = self.nodes;
-            let hist = if noisy { 0 } else { self.history.quiet_with(&self.board, m, conts) };
+            let hist = if noisy {
+                0
+            } else if root {
+                self.history.quiet_with(&self.board, m, conts)
+            } else {
+                order_score
+            };
             self.frames[ply].current = m;
             self.frames[ply].cont = ordering::cont_index(&self.board, m);
             self.board.make_move(m);
             ctx.tt.prefetch(self.board.key());
             let gives_check = self.board.in_check();
-            let extension = i32::from(gives_check && (ply as i32) < P::CHECK_EXTENSION_PLY_FACTOR * self.root_depth);
+            if !singular_candidate && gives_check && extend_more {
+                extension = 1;
+            }
             let new_depth = depth - 1 + extension;
 
-            // Step 11. Late-move reductions, then PVS re-searches.
+            // Step 12. Late-move reductions, then PVS re-searches.
             let mut v = -INFINITE;
             let reducible = !noisy || is_bad_capture_score(order_score);
             if depth >= P::LMR_MIN_DEPTH && move_count > 1 + root as usize && reducible {
@@ -644,7 +769,7 @@ impl Worker {
                 return 0;
             }
 
-            // Step 12. Root bookkeeping: scores, PVs, node counts.
+            // Step 13. Root bookkeeping: scores, PVs, node counts.
             if root {
                 let spent = self.nodes - nodes_before;
                 let child_pv_len = self.pv_len[1];
@@ -663,7 +788,7 @@ impl Worker {
                 }
             }
 
-            // Step 13. New best move?
+            // Step 14. New best move?
             if v > best {
                 best = v;
                 if v > alpha {
@@ -677,32 +802,49 @@ impl Worker {
                     alpha = v;
                 }
             }
-            if !noisy && m != best_move && quiets_count < P::QUIETS_TRIED_MAX {
-                quiets_tried[quiets_count] = m;
-                quiets_count += 1;
+            if m != best_move {
+                if !noisy && quiets_count < P::QUIETS_TRIED_MAX {
+                    quiets_tried[quiets_count] = m;
+                    quiets_count += 1;
+                } else if noisy && captures_count < P::CAPTURES_TRIED_MAX {
+                    captures_tried[captures_count] = m;
+                    captures_count += 1;
+                }
             }
         }
 
-        // Step 14. No legal move: mate or stalemate.
+        // Step 15. No legal move: mate or stalemate (or, in a singularity
+        // search, only the excluded move: a fail low).
         if move_count == 0 {
+            if singular_search {
+                return alpha;
+            }
             return if in_check { mated_in(ply) } else { 0 };
         }
 
-        // Step 15. Reward the move that failed high; punish the quiets tried before it.
-        if best >= beta && !is_noisy(&self.board, best_move) {
+        // Step 16. Reward the move that failed high; punish the moves of its
+        // kind tried before it (and the captures tried before a quiet).
+        if best >= beta {
             let bonus = (P::HISTORY_BONUS_MUL * depth - P::HISTORY_BONUS_SUB).min(P::HISTORY_BONUS_MAX);
-            self.history.update(&self.board, best_move, conts, bonus);
-            for &q in &quiets_tried[..quiets_count] {
-                self.history.update(&self.board, q, conts, -bonus);
+            if is_noisy(&self.board, best_move) {
+                self.history.update_capture(&self.board, best_move, bonus);
+            } else {
+                self.history.update(&self.board, best_move, conts, bonus);
+                for &q in &quiets_tried[..quiets_count] {
+                    self.history.update(&self.board, q, conts, -bonus);
+                }
+                if self.killers[ply][0] != best_move {
+                    self.killers[ply][1] = self.killers[ply][0];
+                    self.killers[ply][0] = best_move;
+                }
+                self.history.set_counter_move(&self.board, best_move);
             }
-            if self.killers[ply][0] != best_move {
-                self.killers[ply][1] = self.killers[ply][0];
-                self.killers[ply][0] = best_move;
+            for &c in &captures_tried[..captures_count] {
+                self.history.update_capture(&self.board, c, -bonus);
             }
-            self.history.set_counter_move(&self.board, best_move);
         }
 
-        // Step 16. Store in the transposition table.
+        // Step 17. Store in the transposition table.
         let bound = if best >= beta {
             Bound::Lower
         } else if pv_node && best > original_alpha {
@@ -710,18 +852,19 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        if !(root && self.pv_idx > 0) {
+        // (Not for the later lines of a MultiPV root.)
+        let later_multipv_line = root && self.pv_idx > 0;
+        if !later_multipv_line {
             ctx.tt.store(key, depth, bound, pv_node, best_move, value_to_tt(best, ply), raw_eval);
         }
 
-        // Step 17. Teach the correction history what this search found,
+        // Step 18. Teach the correction history what this search found,
         // unless a capture decided it or the bound says nothing about it.
-        if !in_check
-            && (best_move.is_none() || !is_noisy(&self.board, best_move))
-            && best.abs() < TB_WIN_IN_MAX_PLY
-            && !(bound == Bound::Lower && best <= static_eval)
-            && !(bound == Bound::Upper && best >= static_eval)
-        {
+        let decided_by_capture = !best_move.is_none() && is_noisy(&self.board, best_move);
+        let bound_says_nothing =
+            (bound == Bound::Lower && best <= static_eval) || (bound == Bound::Upper && best >= static_eval);
+        let learn = !(in_check || singular_search || decided_by_capture || bound_says_nothing);
+        if learn && best.abs() < TB_WIN_IN_MAX_PLY {
             self.correction.update(&self.board, depth, best - static_eval);
         }
         best
@@ -842,7 +985,7 @@ impl Worker {
         let mut picker = MovePicker::quiescence(&self.board, tte.map_or(Move::NONE, |e| e.best_move()));
         let mut best_move = Move::NONE;
         let mut moves = 0;
-        while let Some((m, _)) = picker.pick() {
+        while let Some((m, _)) = picker.pick(&self.board, &self.history) {
             moves += 1;
             if !in_check {
                 if m.promotion_piece().is_some_and(|p| p != PieceType::Queen) {

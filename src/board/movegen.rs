@@ -222,6 +222,75 @@ impl Board {
         }
     }
 
+    /// Is `m` one of the legal moves? Decided without generating them
+    /// (the search asks it of every TT move, killer and counter move, and
+    /// books, TT files and the network hand it garbage): the piece must be
+    /// able to make the move, then the check and pin rules of the generator
+    /// apply. Castling and en passant, rare, are looked up in the generated
+    /// moves of their kind.
+    pub fn is_legal(&self, m: Move) -> bool {
+        if m.is_none() || m == Move::NULL {
+            return false;
+        }
+        let us = self.side_to_move();
+        let (from, to) = (m.from(), m.to());
+        // Only promotions carry a piece in bits 12-13.
+        if m.kind() != MoveKind::Promotion && m != Move::with_kind(from, to, m.kind()) {
+            return false;
+        }
+        let Some(piece) = self.piece_on(from) else { return false };
+        if piece.color() != us {
+            return false;
+        }
+        match m.kind() {
+            MoveKind::Castling => return self.generated(GenKind::Quiet, m),
+            MoveKind::EnPassant => return self.generated(GenKind::Noisy, m),
+            MoveKind::Normal | MoveKind::Promotion => {}
+        }
+        let ours = self.color_bb(us);
+        let theirs = self.color_bb(!us);
+        let occ = ours | theirs;
+        if ours.contains(to) {
+            return false;
+        }
+        // Step 1: can this piece go there at all?
+        let kind = piece.kind();
+        if kind == PieceType::Pawn {
+            let last_rank = Bitboard::rank(us.relative_rank(7));
+            if (m.kind() == MoveKind::Promotion) != last_rank.contains(to) {
+                return false;
+            }
+            let single = from.bb().forward(us) & !occ;
+            let double = single.forward(us) & !occ & Bitboard::rank(us.relative_rank(3));
+            let captures = attacks::pawn(us, from) & theirs;
+            if !(single | double | captures).contains(to) {
+                return false;
+            }
+        } else if m.kind() == MoveKind::Promotion || !attacks::piece(kind, from, occ).contains(to) {
+            return false;
+        }
+        // Step 2: does it leave the king safe?
+        let ksq = self.king_square(us);
+        if kind == PieceType::King {
+            return !self.is_attacked(to, !us, occ.without(from));
+        }
+        let checkers = self.checkers();
+        if checkers.more_than_one() {
+            return false;
+        }
+        if checkers.any() && !attacks::between(ksq, checkers.lsb()).contains(to) {
+            return false;
+        }
+        !self.pinned(us).contains(from) || attacks::line(ksq, from).contains(to)
+    }
+
+    /// Is `m` among the generated legal moves of `kind`?
+    fn generated(&self, kind: GenKind, m: Move) -> bool {
+        let mut list = MoveList::new();
+        self.generate(kind, &mut list);
+        list.contains(m)
+    }
+
     /// Pushes, captures and promotions of `pawns`, landing inside `mask`.
     #[inline]
     fn pawn_moves<S: MoveSink>(&self, kind: GenKind, pawns: Bitboard, mask: Bitboard, sink: &mut S) {

@@ -206,6 +206,39 @@ fn is_legal_agrees_with_generation_on_random_raw_moves() {
     });
 }
 
+/// Every move shape (each from, to and kind, each promotion piece) in
+/// positions from random games: the generator-free legality check says yes
+/// exactly to the generated moves.
+#[test]
+fn is_legal_agrees_with_generation_on_every_move_shape() {
+    let mut checked = 0u64;
+    random_game_positions(23, 6, &mut |b| {
+        let legal = b.legal_moves();
+        let mut accepted = 0;
+        for from in Square::all() {
+            for to in Square::all() {
+                let shapes = [
+                    Move::normal(from, to),
+                    Move::with_kind(from, to, MoveKind::EnPassant),
+                    Move::with_kind(from, to, MoveKind::Castling),
+                    Move::promotion(from, to, PieceType::Knight),
+                    Move::promotion(from, to, PieceType::Bishop),
+                    Move::promotion(from, to, PieceType::Rook),
+                    Move::promotion(from, to, PieceType::Queen),
+                ];
+                for m in shapes {
+                    let ok = b.is_legal(m);
+                    assert_eq!(ok, legal.contains(m), "{m:?} in {}", b.fen());
+                    accepted += ok as usize;
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(accepted, legal.len(), "{}", b.fen());
+    });
+    assert!(checked > 1_000_000, "{checked}");
+}
+
 #[test]
 fn san_round_trips_over_every_game_in_shared_pgn() {
     let dir = crate::testdata::path("pgn").expect("committed test PGNs");

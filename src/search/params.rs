@@ -16,6 +16,11 @@ pub const RFP_MAX_DEPTH: i32 = 8;
 /// improving) returns the eval.
 pub const RFP_MARGIN: i32 = 80;
 
+/// Razoring: up to this depth, a node whose eval is `RAZOR_MARGIN·depth`
+/// below alpha returns the quiescence value when that fails low too.
+pub const RAZOR_MAX_DEPTH: i32 = 3;
+pub const RAZOR_MARGIN: i32 = 250;
+
 /// Null-move pruning from this depth.
 pub const NMP_MIN_DEPTH: i32 = 3;
 /// Null-move reduction: `BASE + depth / DEPTH_DIV + min((eval - beta) / EVAL_DIV, EVAL_MAX)`.
@@ -36,10 +41,15 @@ pub const QUIET_PRUNE_MAX_DEPTH: i32 = 8;
 /// not improving, at least `LMP_MIN`, are skipped.
 pub const LMP_BASE: i32 = 3;
 pub const LMP_MIN: usize = 2;
-/// Futility pruning: a quiet is skipped when `eval + BASE + PER_DEPTH·depth <= alpha`.
+/// History pruning: a quiet whose history is below `-MARGIN·depth` is
+/// skipped when its reduced depth is at most `HISTORY_PRUNE_MAX_DEPTH`.
+pub const HISTORY_PRUNE_MAX_DEPTH: i32 = 4;
+pub const HISTORY_PRUNE_MARGIN: i32 = 2048;
+/// Futility pruning (at the reduced depth): a quiet is skipped when `eval + BASE + PER_DEPTH·depth <= alpha`.
 pub const FUTILITY_BASE: i32 = 100;
 pub const FUTILITY_PER_DEPTH: i32 = 120;
-/// A quiet whose SEE is below `-SEE_QUIET_MARGIN·depth` is skipped.
+/// A quiet whose SEE is below `-SEE_QUIET_MARGIN·d²/4` (`d` its reduced
+/// depth) is skipped.
 pub const SEE_QUIET_MARGIN: i32 = 60;
 /// Captures: up to this depth, SEE below `-SEE_NOISY_MARGIN·depth` is skipped.
 pub const SEE_NOISY_MAX_DEPTH: i32 = 6;
@@ -53,6 +63,18 @@ pub const DELTA_MARGIN: i32 = 200;
 
 /// Checks are extended while the ply is below this many times the root depth.
 pub const CHECK_EXTENSION_PLY_FACTOR: i32 = 2;
+
+/// Singular extensions from this depth, when the TT entry is at most
+/// `SE_TT_DEPTH_MARGIN` plies shallower and holds a lower bound.
+pub const SE_MIN_DEPTH: i32 = 6;
+pub const SE_TT_DEPTH_MARGIN: i32 = 3;
+/// The others must fail below `tt value - SE_BETA_MARGIN·depth/8` for the
+/// TT move to be singular…
+pub const SE_BETA_MARGIN: i32 = 8;
+/// …and this much further below for a double extension, of which a path
+/// from the root takes at most `SE_DOUBLE_MAX`.
+pub const SE_DOUBLE_MARGIN: i32 = 20;
+pub const SE_DOUBLE_MAX: u8 = 6;
 
 /// Late-move reductions from this depth, after the first move (two at the root).
 pub const LMR_MIN_DEPTH: i32 = 3;
@@ -72,6 +94,9 @@ pub const HISTORY_BONUS_SUB: i32 = 250;
 pub const HISTORY_BONUS_MAX: i32 = 1500;
 /// At most this many quiets tried before the best move are punished.
 pub const QUIETS_TRIED_MAX: usize = 64;
+/// At most this many captures tried before the best move are punished in
+/// the capture history.
+pub const CAPTURES_TRIED_MAX: usize = 32;
 
 // ----- Iterative deepening ------------------------------------------------------
 

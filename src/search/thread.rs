@@ -79,6 +79,21 @@ impl Searcher {
         }
     }
 
+    /// The main worker's histories as a search-state file
+    /// ([`super::state_file`]).
+    pub fn save_state(&self) -> Vec<u8> {
+        self.workers[0].save_state()
+    }
+
+    /// Gives every worker the histories of a search-state file; on error
+    /// nothing changes.
+    pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), super::state_file::StateError> {
+        for w in &mut self.workers {
+            w.restore_state(bytes)?;
+        }
+        Ok(())
+    }
+
     /// Table and histories cleared: the next search starts from nothing.
     pub fn clear(&mut self) {
         self.clear_tt();
@@ -263,11 +278,15 @@ impl Worker {
         let mut stability = 0;
         let mut last_best = Move::NONE;
 
-        // Resume analysis where the table left off: without a clock, an exact
-        // root entry of depth D (an earlier search, or a loaded hash file)
-        // lets iterative deepening start at D instead of re-walking 1..D.
+        // Resume analysis where the table left off: in an analysis search
+        // (no clock, node or move-time limit), an exact root entry of depth D
+        // (an earlier search, or a loaded hash file) lets iterative deepening
+        // start at D instead of re-walking 1..D. A limited search always
+        // starts at depth 1: jumping to D could spend its whole budget
+        // without completing an iteration.
+        let analysis = limits.clock.is_none() && limits.nodes.is_none() && limits.movetime_ms.is_none();
         let first_depth = match ctx.tt.probe(self.board.key()) {
-            Some(e) if limits.clock.is_none() && e.bound() == Bound::Exact && e.depth() >= 2 => {
+            Some(e) if analysis && e.bound() == Bound::Exact && e.depth() >= 2 => {
                 // Seed the root: the stored move first, the window around its value.
                 if let Some(i) = self.root_moves.iter().position(|r| r.mv == e.best_move()) {
                     self.root_moves[..=i].rotate_right(1);

@@ -1,0 +1,325 @@
+//! The search-state file: the move-ordering and correction histories a
+//! search has learnt, saved beside an SFTT hash file (as `<Hash File>.hist`)
+//! so that a later session that loads the table also starts with the
+//! statistics that shaped it. Without them a warm start re-searches much of
+//! the tree: reductions and pruning depend on the histories, so a search
+//! with empty ones asks the table for depths it never stored.
+//!
+//! All integers little-endian:
+//!
+//! | offset | size | field                                              |
+//! |--------|------|----------------------------------------------------|
+//! | 0      | 4    | magic `ARSS`                                       |
+//! | 4      | 4    | version, u32 = 1                                   |
+//! | 8      | 4    | section count `n`, u32                             |
+//! | 12     | …    | `n` sections, one after the other (below)          |
+//! | end-8  | 8    | FNV-1a 64 of every byte before it, u64             |
+//!
+//! A section:
+//!
+//! | offset | size    | field                                           |
+//! |--------|---------|-------------------------------------------------|
+//! | 0      | 4       | tag, 4 ASCII bytes (`BFLY`, `CONT`, `CAPT`, `PCOR`, `NPCR`) |
+//! | 4      | 1       | element kind: 1 = i16, 2 = i32                  |
+//! | 5      | 3       | zero                                            |
+//! | 8      | 8       | element count `c`, u64                          |
+//! | 16     | 2c / 4c | the elements                                    |
+//!
+//! Validated before anything is restored: magic, version, checksum, each
+//! known tag's kind and count (they are fixed by the build), and every
+//! value within the bound its table keeps. A tag this build does not know is
+//! skipped (a newer build's extra table); a known tag that is missing leaves
+//! its table empty.
+
+use crate::nnue::file::fnv1a64;
+use thiserror::Error;
+
+/// One table as the search holds it.
+pub enum Table<'a> {
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+}
+
+/// One table to restore into.
+pub enum TableMut<'a> {
+    I16(&'a mut [i16]),
+    I32(&'a mut [i32]),
+}
+
+/// A named table with the magnitude its values never exceed.
+pub struct Named<T> {
+    pub tag: [u8; 4],
+    pub bound: i32,
+    pub table: T,
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StateError {
+    #[error("truncated at offset {offset}")]
+    Truncated { offset: usize },
+    #[error("not a search-state file (bad magic at offset 0)")]
+    BadMagic,
+    #[error("unsupported version {version} at offset 4")]
+    UnsupportedVersion { version: u32 },
+    #[error("checksum mismatch at offset {offset}")]
+    BadChecksum { offset: usize },
+    #[error("section {tag} at offset {offset}: unknown element kind {kind}")]
+    BadKind { tag: String, offset: usize, kind: u8 },
+    #[error("section {tag} at offset {offset}: {found} elements of kind {kind}, this build keeps {expected}")]
+    WrongShape { tag: String, offset: usize, kind: u8, found: u64, expected: u64 },
+    #[error("section {tag}: value {value} at offset {offset} is outside ±{bound}")]
+    OutOfRange { tag: String, offset: usize, value: i32, bound: i32 },
+    #[error("{0} bytes after the checksum")]
+    TrailingBytes(usize),
+}
+
+const MAGIC: &[u8; 4] = b"ARSS";
+const VERSION: u32 = 1;
+
+fn tag_text(tag: [u8; 4]) -> String {
+    String::from_utf8_lossy(&tag).into_owned()
+}
+
+/// The file's bytes for `tables`.
+pub fn write(tables: &[Named<Table>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(tables.len() as u32).to_le_bytes());
+    for t in tables {
+        out.extend_from_slice(&t.tag);
+        let (kind, count) = match t.table {
+            Table::I16(v) => (1u8, v.len()),
+            Table::I32(v) => (2u8, v.len()),
+        };
+        out.extend_from_slice(&[kind, 0, 0, 0]);
+        out.extend_from_slice(&(count as u64).to_le_bytes());
+        match t.table {
+            Table::I16(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Table::I32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        }
+    }
+    let sum = fnv1a64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// A section found in the file: where its elements start.
+struct Found {
+    index: usize,
+    data: usize,
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> Result<u32, StateError> {
+    let b = bytes.get(at..at + 4).ok_or(StateError::Truncated { offset: bytes.len() })?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> Result<u64, StateError> {
+    let b = bytes.get(at..at + 8).ok_or(StateError::Truncated { offset: bytes.len() })?;
+    let mut a = [0u8; 8];
+    a.copy_from_slice(b);
+    Ok(u64::from_le_bytes(a))
+}
+
+/// Validates `bytes` against `tables` (their tags, kinds, sizes and
+/// bounds), then copies every section found into its table. On error no
+/// table is touched.
+pub fn restore(bytes: &[u8], tables: &mut [Named<TableMut>]) -> Result<(), StateError> {
+    if bytes.len() < 12 + 8 {
+        return Err(if bytes.len() >= 4 && &bytes[..4] != MAGIC {
+            StateError::BadMagic
+        } else {
+            StateError::Truncated { offset: bytes.len() }
+        });
+    }
+    if &bytes[..4] != MAGIC {
+        return Err(StateError::BadMagic);
+    }
+    let version = read_u32(bytes, 4)?;
+    if version != VERSION {
+        return Err(StateError::UnsupportedVersion { version });
+    }
+    let count = read_u32(bytes, 8)?;
+    let mut at = 12;
+    let mut found = Vec::new();
+    for _ in 0..count {
+        let head = bytes.get(at..at + 16).ok_or(StateError::Truncated { offset: bytes.len() })?;
+        let tag = [head[0], head[1], head[2], head[3]];
+        let kind = head[4];
+        let elements = read_u64(bytes, at + 8)?;
+        let width: u64 = match kind {
+            1 => 2,
+            2 => 4,
+            _ => return Err(StateError::BadKind { tag: tag_text(tag), offset: at + 4, kind }),
+        };
+        let data = at + 16;
+        let len = elements.checked_mul(width).and_then(|l| usize::try_from(l).ok());
+        let end = len.and_then(|l| data.checked_add(l)).filter(|&e| e <= bytes.len());
+        let end = end.ok_or(StateError::Truncated { offset: bytes.len() })?;
+        if let Some(index) = tables.iter().position(|t| t.tag == tag) {
+            let (want_kind, want) = match &tables[index].table {
+                TableMut::I16(v) => (1, v.len() as u64),
+                TableMut::I32(v) => (2, v.len() as u64),
+            };
+            if kind != want_kind || elements != want {
+                return Err(StateError::WrongShape {
+                    tag: tag_text(tag),
+                    offset: at,
+                    kind,
+                    found: elements,
+                    expected: want,
+                });
+            }
+            found.push(Found { index, data });
+        }
+        at = end;
+    }
+    let sum_at = at;
+    let stored = read_u64(bytes, sum_at)?;
+    if fnv1a64(&bytes[..sum_at]) != stored {
+        return Err(StateError::BadChecksum { offset: sum_at });
+    }
+    if bytes.len() > sum_at + 8 {
+        return Err(StateError::TrailingBytes(bytes.len() - sum_at - 8));
+    }
+    // Every value within its bound before any table changes.
+    for f in &found {
+        let t = &tables[f.index];
+        let (n, width) = match &t.table {
+            TableMut::I16(v) => (v.len(), 2),
+            TableMut::I32(v) => (v.len(), 4),
+        };
+        for i in 0..n {
+            let o = f.data + i * width;
+            let value = element(bytes, o, width);
+            if value.abs() > t.bound {
+                return Err(StateError::OutOfRange { tag: tag_text(t.tag), offset: o, value, bound: t.bound });
+            }
+        }
+    }
+    for f in found {
+        match &mut tables[f.index].table {
+            TableMut::I16(v) => {
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x = element(bytes, f.data + 2 * i, 2) as i16;
+                }
+            }
+            TableMut::I32(v) => {
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x = element(bytes, f.data + 4 * i, 4);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The element of `width` bytes at `o` (in bounds: checked by `restore`).
+fn element(bytes: &[u8], o: usize, width: usize) -> i32 {
+    match (width, bytes.get(o..o + width)) {
+        (2, Some(b)) => i32::from(i16::from_le_bytes([b[0], b[1]])),
+        (4, Some(b)) => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Vec<i16>, Vec<i32>) {
+        ((0..100).map(|i| (i * 7 - 300) as i16).collect(), (0..50).map(|i| i * 100 - 2000).collect())
+    }
+
+    fn bytes() -> Vec<u8> {
+        let (a, b) = sample();
+        write(&[
+            Named { tag: *b"AAAA", bound: 1000, table: Table::I16(&a) },
+            Named { tag: *b"BBBB", bound: 5000, table: Table::I32(&b) },
+        ])
+    }
+
+    fn restore_into(bytes: &[u8]) -> (Result<(), StateError>, Vec<i16>, Vec<i32>) {
+        let (mut a, mut b) = (vec![1i16; 100], vec![1i32; 50]);
+        let r = restore(
+            bytes,
+            &mut [
+                Named { tag: *b"AAAA", bound: 1000, table: TableMut::I16(&mut a) },
+                Named { tag: *b"BBBB", bound: 5000, table: TableMut::I32(&mut b) },
+            ],
+        );
+        (r, a, b)
+    }
+
+    fn resum(mut b: Vec<u8>) -> Vec<u8> {
+        let n = b.len() - 8;
+        let sum = fnv1a64(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn round_trip_restores_every_table() {
+        let (r, a, b) = restore_into(&bytes());
+        assert_eq!(r, Ok(()));
+        assert_eq!((a, b), sample());
+    }
+
+    #[test]
+    fn rejects_each_damage_and_touches_nothing() {
+        let good = bytes();
+        let mut magic = good.clone();
+        magic[0] = b'X';
+        let mut version = good.clone();
+        version[4] = 2;
+        let mut flipped = good.clone();
+        flipped[40] ^= 1;
+        let mut kind = good.clone();
+        kind[16] = 9;
+        let mut shape = good.clone();
+        shape[20] = 99;
+        let mut range = good.clone();
+        range[28..30].copy_from_slice(&2000i16.to_le_bytes());
+        let mut trailing = good.clone();
+        trailing.push(0);
+        let cases: Vec<(Vec<u8>, fn(&StateError) -> bool)> = vec![
+            (magic, |e| matches!(e, StateError::BadMagic)),
+            (version, |e| matches!(e, StateError::UnsupportedVersion { version: 2 })),
+            (flipped, |e| matches!(e, StateError::BadChecksum { .. })),
+            (resum(kind), |e| matches!(e, StateError::BadKind { kind: 9, offset: 16, .. })),
+            (resum(shape), |e| matches!(e, StateError::WrongShape { found: 99, .. })),
+            (resum(range), |e| matches!(e, StateError::OutOfRange { value: 2000, offset: 28, .. })),
+            (good[..good.len() - 3].to_vec(), |e| matches!(e, StateError::Truncated { .. })),
+            (trailing, |e| matches!(e, StateError::TrailingBytes(1))),
+        ];
+        for (i, (b, want)) in cases.into_iter().enumerate() {
+            let (r, a, bb) = restore_into(&b);
+            let e = r.expect_err("damaged file accepted");
+            assert!(want(&e), "case {i}: {e}");
+            assert!(a.iter().all(|&x| x == 1) && bb.iter().all(|&x| x == 1), "case {i} changed a table");
+        }
+    }
+
+    #[test]
+    fn unknown_sections_are_skipped_and_missing_ones_left_alone() {
+        let (a, _) = sample();
+        let other = [5i32; 3];
+        let b = write(&[
+            Named { tag: *b"ZZZZ", bound: 10, table: Table::I32(&other) },
+            Named { tag: *b"AAAA", bound: 1000, table: Table::I16(&a) },
+        ]);
+        let (r, got_a, got_b) = restore_into(&b);
+        assert_eq!(r, Ok(()));
+        assert_eq!(got_a, a);
+        assert!(got_b.iter().all(|&x| x == 1));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let _ = restore_into(&bytes);
+        }
+    }
+}
