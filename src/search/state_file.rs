@@ -284,7 +284,8 @@ mod tests {
         range[28..30].copy_from_slice(&2000i16.to_le_bytes());
         let mut trailing = good.clone();
         trailing.push(0);
-        let cases: Vec<(Vec<u8>, fn(&StateError) -> bool)> = vec![
+        type Expect = fn(&StateError) -> bool;
+        let cases: Vec<(Vec<u8>, Expect)> = vec![
             (magic, |e| matches!(e, StateError::BadMagic)),
             (version, |e| matches!(e, StateError::UnsupportedVersion { version: 2 })),
             (flipped, |e| matches!(e, StateError::BadChecksum { .. })),
