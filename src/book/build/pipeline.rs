@@ -58,7 +58,8 @@ pub struct PassSpec<'a> {
     pub focus: Option<Arc<HashSet<u64>>>,
 }
 
-/// What a batch gave (its events already applied when the caller gets it).
+/// What a batch gave. Its events go to the shards, so the caller gets it
+/// with `events` empty.
 pub struct BatchOut {
     pub events: Vec<Event>,
     pub games: u64,
@@ -152,23 +153,19 @@ fn work(spec: &PassSpec<'_>, shards: &Shards, jobs: &Receiver<Job>, out: &Sender
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
     let mut parts: Vec<Vec<Event>> = vec![Vec::new(); SHARDS];
     for job in jobs.iter() {
-        let (seq, item) = match job {
+        let (seq, mut item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
             Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, file, &files[file], &batch))),
         };
-        if let Item::Batch(b) = &item {
-            for e in &b.events {
-                parts[shard_of(e.key)].push(*e);
+        if let Item::Batch(b) = &mut item {
+            for e in b.events.drain(..) {
+                parts[shard_of(e.key)].push(e);
             }
         }
         for (shard, part) in parts.iter_mut().enumerate() {
             shards.apply(shard, seq, part);
             part.clear();
         }
-        let item = match item {
-            Item::Batch(b) => Item::Batch(BatchOut { events: Vec::new(), ..b }),
-            damaged => damaged,
-        };
         if out.send((seq, item)).is_err() {
             return;
         }
