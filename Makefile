@@ -18,7 +18,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -110,18 +110,38 @@ bench: build
 # repeated), made in a temporary directory outside the repository.
 RB_POSITIONS ?= 1000000
 RB_THREADS   ?= 2
+# Shell steps shared by the record benchmarks: committed PGNs imported as
+# records into $$d/seed.bin, their position count in $$n.
+RECORDS_SEED = ./$(EXE) records import --pgn engine-tests/data/shared/pgn/cutechess-fischerrandom.pgn \
+	  --pgn engine-tests/data/records/cutechess-stockfish.pgn --out $$d/seed.bin >/dev/null && \
+	n=$$(./$(EXE) records verify $$d/seed.bin | sed -n 's/.* \([0-9]*\) positions$$/\1/p')
+
 records-bench: build
 	@d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
-	./$(EXE) records import --pgn engine-tests/data/shared/pgn/cutechess-fischerrandom.pgn \
-	  --pgn engine-tests/data/records/cutechess-stockfish.pgn --out $$d/seed.bin >/dev/null && \
-	./$(EXE) records dump --pgn --scores $$d/seed.bin > $$d/seed.pgn && \
-	n=$$(./$(EXE) records verify $$d/seed.bin | sed -n 's/.* \([0-9]*\) positions$$/\1/p'); \
+	$(RECORDS_SEED); \
+	./$(EXE) records dump --pgn --scores $$d/seed.bin > $$d/seed.pgn; \
 	reps=$$(( ($(RB_POSITIONS) + n - 1) / n )); \
 	for i in $$(seq $$reps); do cat $$d/seed.pgn; done > $$d/big.pgn; \
 	echo "input: $$reps copies of $$n positions, $$(du -m $$d/big.pgn | cut -f1) MB of PGN"; \
 	./$(EXE) records import --pgn $$d/big.pgn --out $$d/big.bin --threads 1 | sed 's/^/threads 1: /'; \
 	./$(EXE) records import --pgn $$d/big.pgn --out $$d/big.bin --threads $(RB_THREADS) | sed 's/^/threads $(RB_THREADS): /'; \
 	for f in viriformat bullet-text sf-plain; do ./$(EXE) records export --format $$f $$d/big.bin --out $$d/big.$$f; done
+
+# Trainer throughput: one epoch over about TB_POSITIONS recorded positions
+# (committed PGNs imported as records and repeated), hidden size TB_HIDDEN,
+# on 1 and 2 threads; prints the epoch lines (positions/s, per thread).
+TB_POSITIONS ?= 1000000
+TB_HIDDEN ?= 128
+train-bench: build
+	@d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
+	$(RECORDS_SEED); \
+	reps=$$(( ($(TB_POSITIONS) + n - 1) / n )); \
+	for i in $$(seq $$reps); do cat $$d/seed.bin; done > $$d/big.bin; \
+	echo "input: $$reps copies of $$n positions, hidden $(TB_HIDDEN)"; \
+	for t in 1 2; do \
+	  ./$(EXE) train --data $$d/big.bin --out $$d/net.nnue --hidden $(TB_HIDDEN) --epochs 1 --threads $$t 2>&1 \
+	  | grep '^epoch' | sed "s/^/threads $$t: /"; \
+	done
 
 perft-bench:
 	$(CARGO) bench --bench perft

@@ -20,6 +20,7 @@ use std::process::ExitCode;
 
 pub mod tb;
 mod tb_moves;
+mod train;
 
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
@@ -74,6 +75,8 @@ pub enum Command {
     /// Play games against itself and write them as compressed-board game
     /// records (the `montyformat` layout). `--config FILE` reads a preset.
     Selfplay(Box<selfplay::SelfplayArgs>),
+    /// Train a value network from compressed-board game records (see `train --help`).
+    Train(Box<train::TrainArgs>),
     /// Inspect compressed-board game record files (`selfplay` output).
     Records {
         #[command(subcommand)]
@@ -156,6 +159,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Tt { command }) => tt_command(command),
         Some(Command::Selfplay(args)) => selfplay::run(*args, cli.config.as_deref()),
         Some(Command::Records { command }) => records::run(command),
+        Some(Command::Train(args)) => train::run(*args),
         Some(Command::Show { fen, chess960 }) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();

@@ -31,6 +31,7 @@ pub mod selfplay;
 pub mod tb;
 #[cfg(test)]
 pub mod testdata;
+pub mod train;
 pub mod tt;
 pub mod types;
 pub mod uci;

@@ -33,10 +33,10 @@ pub struct FloatNetwork {
 }
 
 /// SplitMix64: a tiny seeded generator, the same stream on every platform.
-pub(super) struct SplitMix(pub(super) u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
-    pub(super) fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -1,0 +1,239 @@
+//! Training samples from compressed-board game records: the filters, the
+//! sample layout and the shuffled stream the trainer reads each epoch.
+//!
+//! A [`Sample`] keeps the side to move's 768-input feature indices (at most
+//! 32 pieces), the search's expected score and the game result, both from
+//! the side to move's view. The other perspective's indices follow from the
+//! first ([`other_perspective`]), so they are not stored: 72 bytes a sample.
+//!
+//! The stream never holds more than `buffer` samples: games are taken from
+//! the files in a seeded random interleaving (every buffer mixes all files),
+//! their positions are filtered and appended to the buffer, and a full buffer
+//! is shuffled (Fisher–Yates, seeded) and handed to the trainer.
+
+use super::TrainError;
+use crate::board::Board;
+use crate::nnue::feature_index;
+use crate::nnue::float::SplitMix;
+use crate::records::{self, score, Game, GameResult, Reader};
+use crate::types::{Color, Move, MoveKind};
+use std::path::PathBuf;
+
+/// Most pieces a legal position has.
+pub const MAX_PIECES: usize = 32;
+
+/// One training position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// The side to move's input indices; the first `count` are used.
+    pub features: [u16; MAX_PIECES],
+    pub count: u8,
+    /// The search's expected score for the side to move, in `[0, 1]`.
+    pub score: f32,
+    /// The game result for the side to move: 1, 0.5 or 0.
+    pub result: f32,
+}
+
+impl Sample {
+    /// The sample of `board` with a stored record score and the game result.
+    pub fn new(board: &Board, stored_score: u16, result: GameResult) -> Sample {
+        let us = board.side_to_move();
+        let mut features = [0u16; MAX_PIECES];
+        let mut count = 0;
+        for sq in board.occupied() {
+            let Some(piece) = board.piece_on(sq) else { continue };
+            if count < MAX_PIECES {
+                features[count] = feature_index(us, piece, sq) as u16;
+                count += 1;
+            }
+        }
+        let white = result.white_score() as f32;
+        let result = if us == Color::White { white } else { 1.0 - white };
+        Sample { features, count: count as u8, score: records::score_from_u16(stored_score) as f32, result }
+    }
+
+    /// The side to move's input indices.
+    #[inline]
+    pub fn ours(&self) -> &[u16] {
+        &self.features[..usize::from(self.count)]
+    }
+}
+
+/// The index of the same piece seen from the other side: own and enemy
+/// halves swap and the rank is mirrored (see [`crate::nnue`]).
+#[inline]
+pub const fn other_perspective(feature: u16) -> u16 {
+    let swapped = if feature < 384 { feature + 384 } else { feature - 384 };
+    swapped ^ 56
+}
+
+/// Which positions of a game become samples. Positions in check and
+/// positions whose recorded move is tactical (a capture, en passant or a
+/// promotion) are always left out: their static value is not the search
+/// value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filter {
+    /// Leave out the first `skip_plies` recorded plies of each game.
+    pub skip_plies: u32,
+    /// Leave out positions whose score is beyond ±`max_cp` centipawns
+    /// (decided positions, mates and tablebase results included).
+    pub max_cp: i32,
+}
+
+impl Default for Filter {
+    fn default() -> Filter {
+        Filter { skip_plies: 8, max_cp: 2000 }
+    }
+}
+
+/// How many positions each filter left out, and how many were kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FilterCounts {
+    pub seen: u64,
+    pub kept: u64,
+    pub opening: u64,
+    pub in_check: u64,
+    pub tactical: u64,
+    pub extreme: u64,
+}
+
+impl FilterCounts {
+    fn add(&mut self, o: &FilterCounts) {
+        self.seen += o.seen;
+        self.kept += o.kept;
+        self.opening += o.opening;
+        self.in_check += o.in_check;
+        self.tactical += o.tactical;
+        self.extreme += o.extreme;
+    }
+}
+
+/// Is `m` a capture, an en-passant capture or a promotion in `board`?
+fn is_tactical(board: &Board, m: Move) -> bool {
+    match m.kind() {
+        MoveKind::Promotion | MoveKind::EnPassant => true,
+        MoveKind::Castling => false,
+        MoveKind::Normal => board.piece_on(m.to()).is_some_and(|p| p.color() != board.side_to_move()),
+    }
+}
+
+/// Appends the kept positions of `game` to `out`.
+pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out: &mut Vec<Sample>) {
+    let mut ply = 0u32;
+    game.replay(|board, p| {
+        counts.seen += 1;
+        let skip = if ply < filter.skip_plies {
+            &mut counts.opening
+        } else if board.in_check() {
+            &mut counts.in_check
+        } else if is_tactical(board, p.mv) {
+            &mut counts.tactical
+        } else if score::to_cp(p.score).abs() > filter.max_cp {
+            &mut counts.extreme
+        } else {
+            counts.kept += 1;
+            out.push(Sample::new(board, p.score, game.result));
+            ply += 1;
+            return;
+        };
+        *skip += 1;
+        ply += 1;
+    });
+}
+
+/// The record files of a training run, mapped and validated.
+pub struct Dataset {
+    files: Vec<(PathBuf, memmap2::Mmap)>,
+    games: u64,
+    positions: u64,
+}
+
+impl Dataset {
+    /// Maps and validates every file (a damaged file is an error naming the
+    /// file, the game and the byte offset; nothing is trained).
+    pub fn open(paths: &[PathBuf]) -> Result<Dataset, TrainError> {
+        let mut files = Vec::with_capacity(paths.len());
+        let (mut games, mut positions) = (0, 0);
+        for path in paths {
+            let bad = |source| TrainError::Records { path: path.clone(), source };
+            let map = records::map(path).map_err(bad)?;
+            let totals = records::validate(&map).map_err(bad)?;
+            games += totals.games;
+            positions += totals.positions;
+            files.push((path.clone(), map));
+        }
+        if positions == 0 {
+            return Err(TrainError::NoData);
+        }
+        Ok(Dataset { files, games, positions })
+    }
+
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Recorded positions before filtering.
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// One pass over every game: fills buffers of `buffer` samples, shuffles
+    /// each and hands it to `train`. The order depends only on `seed` and
+    /// `epoch`. Returns the filter counts of the pass.
+    pub fn epoch(
+        &self,
+        seed: u64,
+        epoch: u32,
+        buffer: usize,
+        filter: &Filter,
+        mut train: impl FnMut(&[Sample]) -> Result<(), TrainError>,
+    ) -> Result<FilterCounts, TrainError> {
+        let mut rng = SplitMix(seed ^ u64::from(epoch).wrapping_mul(0xA24B_AED4_963E_E407));
+        let mut readers: Vec<(usize, Reader<'_>)> =
+            self.files.iter().enumerate().map(|(i, (_, map))| (i, Reader::new(map))).collect();
+        let mut counts = FilterCounts::default();
+        let mut buf: Vec<Sample> = Vec::with_capacity(buffer + 512);
+        let mut flush = |buf: &mut Vec<Sample>, rng: &mut SplitMix| -> Result<(), TrainError> {
+            shuffle(buf, rng);
+            train(buf)?;
+            buf.clear();
+            Ok(())
+        };
+        while !readers.is_empty() {
+            let pick = below(&mut rng, readers.len());
+            let (file, reader) = &mut readers[pick];
+            let game = match reader.next() {
+                None => {
+                    readers.swap_remove(pick);
+                    continue;
+                }
+                Some(Ok(game)) => game,
+                Some(Err(source)) => {
+                    return Err(TrainError::Records { path: self.files[*file].0.clone(), source });
+                }
+            };
+            let mut game_counts = FilterCounts::default();
+            game_samples(&game, filter, &mut game_counts, &mut buf);
+            counts.add(&game_counts);
+            if buf.len() >= buffer {
+                flush(&mut buf, &mut rng)?;
+            }
+        }
+        if !buf.is_empty() {
+            flush(&mut buf, &mut rng)?;
+        }
+        Ok(counts)
+    }
+}
+
+/// Uniform in `0..n` (`n` > 0).
+fn below(rng: &mut SplitMix, n: usize) -> usize {
+    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
+}
+
+/// Fisher–Yates.
+fn shuffle(v: &mut [Sample], rng: &mut SplitMix) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, below(rng, i + 1));
+    }
+}

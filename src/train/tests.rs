@@ -1,0 +1,367 @@
+use super::checkpoint::{Checkpoint, CheckpointError};
+use super::data::{game_samples, other_perspective, Filter, FilterCounts, Sample};
+use super::grad::{self, predict, Gradient, Target, CHUNKS};
+use super::optim::AdamW;
+use super::*;
+use crate::board::Board;
+use crate::nnue::{feature_index, Quantisation};
+use crate::pgn;
+use crate::records::{score, GameRecorder, GameResult};
+use crate::testdata::TempDir;
+use crate::types::{Color, PieceType};
+
+/// Material balance for the side to move, in centipawns.
+fn material(b: &Board) -> i32 {
+    let mut cp = 0;
+    for sq in b.occupied() {
+        let Some(p) = b.piece_on(sq) else { continue };
+        let v = match p.kind() {
+            PieceType::Pawn => 100,
+            PieceType::Knight | PieceType::Bishop => 300,
+            PieceType::Rook => 500,
+            PieceType::Queen => 900,
+            PieceType::King => 0,
+        };
+        cp += if p.color() == b.side_to_move() { v } else { -v };
+    }
+    cp
+}
+
+/// The committed self-play PGN as value-only records scored by material:
+/// something a small network can learn in a few epochs.
+fn material_records() -> Vec<u8> {
+    let text = crate::testdata::read("pgn/stockfish-selfplay-200.pgn").expect("committed test PGN");
+    let mut file = Vec::new();
+    for g in pgn::parse(&text) {
+        let Ok(start) = g.start_board() else { continue };
+        let Ok(mut rec) = GameRecorder::new(&start) else { continue };
+        let ok = g.replay_with(|b, m| {
+            let _ = rec.push_visits(m, score::from_cp(material(b)), &[]);
+        });
+        let result = match g.result.as_deref() {
+            Some("1-0") => GameResult::WhiteWin,
+            Some("0-1") => GameResult::BlackWin,
+            _ => GameResult::Draw,
+        };
+        if ok.is_ok() {
+            file.extend_from_slice(&rec.finish(result));
+        }
+    }
+    file
+}
+
+fn config(dir: &TempDir, data: PathBuf, threads: usize) -> TrainConfig {
+    TrainConfig {
+        data: vec![data],
+        out: dir.file("net.nnue"),
+        hidden: 16,
+        epochs: 3,
+        lr: 0.01,
+        lr_end: 0.001,
+        wdl: 0.0,
+        batch: 1024,
+        buffer: 8192,
+        threads,
+        seed: 7,
+        filter: Filter::default(),
+        resume: false,
+    }
+}
+
+fn write_data(dir: &TempDir) -> PathBuf {
+    let path = dir.file("data.bin");
+    std::fs::write(&path, material_records()).unwrap();
+    path
+}
+
+#[test]
+fn other_perspective_is_the_feature_index_of_the_other_side() {
+    let b = Board::from_fen("r3k2r/pp1n1ppp/2p1b3/q7/3PP3/2N2N2/PP3PPP/R2QKB1R b KQkq - 2 9", false).unwrap();
+    for sq in b.occupied() {
+        let p = b.piece_on(sq).unwrap();
+        for c in [Color::White, Color::Black] {
+            let ours = feature_index(c, p, sq) as u16;
+            assert_eq!(other_perspective(ours), feature_index(!c, p, sq) as u16);
+            assert_eq!(other_perspective(other_perspective(ours)), ours);
+        }
+    }
+}
+
+#[test]
+fn sample_holds_the_side_to_move_features_score_and_result() {
+    let b = Board::from_fen("4k3/8/8/8/8/8/4P3/4K2R b K - 0 1", false).unwrap();
+    let s = Sample::new(&b, score::from_cp(-250), GameResult::WhiteWin);
+    assert_eq!(s.count, 4);
+    let mut want: Vec<u16> =
+        b.occupied().into_iter().map(|sq| feature_index(Color::Black, b.piece_on(sq).unwrap(), sq) as u16).collect();
+    let mut got = s.ours().to_vec();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want);
+    assert_eq!(s.result, 0.0, "white won: black to move lost");
+    assert!((s.score - score::expected_score(-250) as f32).abs() < 1e-4);
+}
+
+#[test]
+fn filters_leave_out_opening_check_tactical_and_extreme_positions() {
+    let text = "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+    let g = &pgn::parse(text)[0];
+    let mut rec = GameRecorder::new(&g.start_board().unwrap()).unwrap();
+    let mut ply = 0;
+    g.replay_with(|_, m| {
+        // Ply 5 (3... Nf6) gets a decided score.
+        let s = if ply == 5 { score::from_cp(5000) } else { score::from_cp(20) };
+        rec.push_visits(m, s, &[]).unwrap();
+        ply += 1;
+    })
+    .unwrap();
+    let game = crate::records::parse(&rec.finish(GameResult::WhiteWin)).unwrap().remove(0);
+    let mut counts = FilterCounts::default();
+    let mut out = Vec::new();
+    game_samples(&game, &Filter { skip_plies: 2, max_cp: 2000 }, &mut counts, &mut out);
+    assert_eq!(
+        counts,
+        FilterCounts { seen: 7, kept: 3, opening: 2, in_check: 0, tactical: 1, extreme: 1 },
+        "plies 3, 4, 5 kept; 4. Qxf7# is a capture"
+    );
+    assert_eq!(out.len(), 3);
+}
+
+#[test]
+fn analytic_gradient_matches_finite_differences() {
+    let net = FloatNetwork::random(16, 3);
+    let b = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", false).unwrap();
+    let sample = Sample::new(&b, score::from_cp(35), GameResult::Draw);
+    let target = Target { wdl: 0.3, logit_scale: 1.0 };
+    let loss = |net: &FloatNetwork| -> f64 {
+        let t = 0.3 * sample.result + 0.7 * sample.score;
+        f64::from((predict(net, &sample, 1.0) - t).powi(2))
+    };
+    let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(16)).collect();
+    grad::batch_gradient(&net, std::slice::from_ref(&sample), &target, 1, &mut grads);
+    let g = &grads[0];
+    let f = usize::from(sample.ours()[3]);
+    let theirs = usize::from(other_perspective(sample.ours()[5]));
+    let checks: Vec<(&str, usize, f32)> = vec![
+        ("feature weight", f * 16 + 2, g.feature_weights[f * 16 + 2]),
+        ("their feature weight", theirs * 16 + 9, g.feature_weights[theirs * 16 + 9]),
+        ("feature bias", 5, g.feature_bias[5]),
+        ("output weight", 20, g.output_weights[20]),
+    ];
+    let h = 1e-3f32;
+    for (what, i, analytic) in checks {
+        let mut plus = net.clone();
+        let mut minus = net.clone();
+        let (p, m) = match what {
+            "feature bias" => (&mut plus.feature_bias_mut()[i], &mut minus.feature_bias_mut()[i]),
+            "output weight" => (&mut plus.output_weights_mut()[i], &mut minus.output_weights_mut()[i]),
+            _ => (&mut plus.feature_weights_mut()[i], &mut minus.feature_weights_mut()[i]),
+        };
+        *p += h;
+        *m -= h;
+        let numeric = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(h));
+        let err = (numeric - f64::from(analytic)).abs();
+        assert!(err <= 1e-3 * numeric.abs().max(1e-3) + 2e-5, "{what}: analytic {analytic}, numeric {numeric}");
+    }
+    let mut plus = net.clone();
+    plus.set_output_bias(net.output_bias() + h);
+    let mut minus = net.clone();
+    minus.set_output_bias(net.output_bias() - h);
+    let numeric = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(h));
+    assert!((numeric - f64::from(g.output_bias)).abs() <= 1e-3 * numeric.abs() + 2e-5, "output bias");
+}
+
+#[test]
+fn loss_falls_on_a_small_fixed_data_set() {
+    let dir = TempDir::new("train-loss");
+    let mut cfg = config(&dir, write_data(&dir), 2);
+    cfg.epochs = 6;
+    let reports = train(&cfg, |_| {}).unwrap();
+    assert_eq!(reports.len(), 6);
+    assert!(reports[0].counts.kept > 5_000, "{:?}", reports[0].counts);
+    let losses: Vec<f64> = reports.iter().map(|r| r.loss).collect();
+    assert!(losses.windows(2).all(|w| w[1] < w[0]), "loss per epoch: {losses:?}");
+    assert!(losses[5] < 0.1 * losses[0], "loss per epoch: {losses:?}");
+    // The shipped, quantised network has learned the material scores: on the
+    // positions it was trained on its error is a fraction of what a network
+    // that knows nothing (always ½) makes.
+    let net = crate::nnue::Network::load(&cfg.out).unwrap();
+    let games = crate::records::parse(&std::fs::read(&cfg.data[0]).unwrap()).unwrap();
+    let (mut error, mut baseline, mut n) = (0.0, 0.0, 0.0);
+    for g in &games {
+        crate::records::export::positions(g, |p| {
+            if p.board.in_check() || p.cp.abs() > 2000 {
+                return;
+            }
+            let predicted = score::expected_score(net.evaluate_board(p.board));
+            let wanted = score::expected_score(p.cp);
+            error += (predicted - wanted).abs();
+            baseline += (0.5 - wanted).abs();
+            n += 1.0;
+        });
+    }
+    assert!(error < 0.4 * baseline, "mean error {:.4} against {:.4} for a constant ½", error / n, baseline / n);
+}
+
+#[test]
+fn training_gives_the_same_network_on_one_and_two_threads() {
+    let dir = TempDir::new("train-threads");
+    let data = write_data(&dir);
+    let one = config(&dir, data.clone(), 1);
+    let mut two = config(&dir, data, 2);
+    two.out = dir.file("two.nnue");
+    train(&one, |_| {}).unwrap();
+    train(&two, |_| {}).unwrap();
+    assert_eq!(std::fs::read(&one.out).unwrap(), std::fs::read(&two.out).unwrap());
+    assert_eq!(std::fs::read(one.checkpoint_path()).unwrap(), std::fs::read(two.checkpoint_path()).unwrap());
+}
+
+#[test]
+fn a_resumed_run_equals_an_uninterrupted_one() {
+    let dir = TempDir::new("train-resume");
+    let data = write_data(&dir);
+    let whole = config(&dir, data.clone(), 2);
+    train(&whole, |_| {}).unwrap();
+    let mut part = config(&dir, data, 2);
+    part.out = dir.file("part.nnue");
+    part.epochs = 1;
+    assert_eq!(train(&part, |_| {}).unwrap().len(), 1);
+    part.epochs = 3;
+    part.resume = true;
+    let mut resumed_at = None;
+    let reports = train(&part, |e| {
+        if let Event::Resumed { epochs } = e {
+            resumed_at = Some(epochs);
+        }
+    })
+    .unwrap();
+    assert_eq!(resumed_at, Some(1));
+    assert_eq!(reports.iter().map(|r| r.epoch).collect::<Vec<_>>(), vec![2, 3]);
+    assert_eq!(std::fs::read(&whole.out).unwrap(), std::fs::read(&part.out).unwrap());
+}
+
+#[test]
+fn resume_refuses_a_checkpoint_of_another_run() {
+    let dir = TempDir::new("train-mismatch");
+    let data = write_data(&dir);
+    let mut cfg = config(&dir, data, 1);
+    cfg.epochs = 1;
+    train(&cfg, |_| {}).unwrap();
+    cfg.resume = true;
+    cfg.epochs = 2;
+    cfg.seed = 8;
+    assert!(matches!(train(&cfg, |_| {}), Err(TrainError::ResumeMismatch { .. })));
+    cfg.seed = 7;
+    cfg.hidden = 32;
+    assert!(matches!(train(&cfg, |_| {}), Err(TrainError::ResumeMismatch { .. })));
+}
+
+#[test]
+fn damaged_data_is_an_error_naming_the_file_and_nothing_is_written() {
+    let dir = TempDir::new("train-damaged");
+    let data = write_data(&dir);
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&data, &bytes).unwrap();
+    let cfg = config(&dir, data.clone(), 1);
+    match train(&cfg, |_| {}) {
+        Err(TrainError::Records { path, .. }) => assert_eq!(path, data),
+        other => panic!("expected a records error, got {other:?}"),
+    }
+    assert!(!cfg.out.exists());
+    assert!(!cfg.checkpoint_path().exists());
+}
+
+#[test]
+fn invalid_settings_are_refused() {
+    let dir = TempDir::new("train-config");
+    let base = config(&dir, dir.file("none.bin"), 1);
+    for change in [
+        |c: &mut TrainConfig| c.hidden = 20,
+        |c: &mut TrainConfig| c.epochs = 0,
+        |c: &mut TrainConfig| c.wdl = 1.5,
+        |c: &mut TrainConfig| c.batch = 0,
+        |c: &mut TrainConfig| c.buffer = 10,
+        |c: &mut TrainConfig| c.lr = f32::NAN,
+    ] {
+        let mut c = base.clone();
+        change(&mut c);
+        assert!(matches!(train(&c, |_| {}), Err(TrainError::Config(_))), "{c:?}");
+    }
+}
+
+#[test]
+fn learning_rate_falls_by_a_cosine_from_lr_to_lr_end() {
+    let dir = TempDir::new("train-lr");
+    let mut c = config(&dir, dir.file("x"), 1);
+    c.epochs = 5;
+    c.lr = 0.01;
+    c.lr_end = 0.0001;
+    assert_eq!(c.learning_rate(0), 0.01);
+    assert!((c.learning_rate(2) - 0.00505).abs() < 1e-6);
+    assert!((c.learning_rate(4) - 0.0001).abs() < 1e-7);
+}
+
+fn sample_checkpoint() -> Checkpoint {
+    let mut optimiser = AdamW::new(16);
+    optimiser.m.iter_mut().enumerate().for_each(|(i, m)| *m = i as f32 * 1e-6);
+    optimiser.v.iter_mut().enumerate().for_each(|(i, v)| *v = i as f32 * 1e-9);
+    optimiser.steps = 12345;
+    Checkpoint { net: FloatNetwork::random(16, 9), optimiser, epochs: 4, seed: 77 }
+}
+
+#[test]
+fn checkpoint_round_trips() {
+    let c = sample_checkpoint();
+    let bytes = c.to_bytes();
+    assert_eq!(bytes.len(), checkpoint::file_len(16));
+    assert_eq!(Checkpoint::from_bytes(&bytes).unwrap(), c);
+}
+
+#[test]
+fn rejects_damaged_checkpoints_with_offsets() {
+    let good = sample_checkpoint().to_bytes();
+    let len = good.len();
+    let reject = |bytes: &[u8]| Checkpoint::from_bytes(bytes).unwrap_err();
+    let mut b = good.clone();
+    b[0] = b'X';
+    assert!(matches!(reject(&b), CheckpointError::BadMagic));
+    let mut b = good.clone();
+    b[4] = 2;
+    assert!(matches!(reject(&b), CheckpointError::UnsupportedVersion { version: 2 }));
+    let mut b = good.clone();
+    b[8] = 17;
+    assert_eq!(reject(&b).offset(), Some(8));
+    let mut b = good.clone();
+    b[12..14].copy_from_slice(&0u16.to_le_bytes());
+    assert!(matches!(reject(&b), CheckpointError::BadQuantisation { qa: 0, .. }));
+    let mut b = good.clone();
+    b[18] = 1;
+    assert_eq!(reject(&b).offset(), Some(18));
+    assert!(matches!(reject(&good[..len - 1]), CheckpointError::Truncated { expected, .. } if expected == len));
+    let mut b = good.clone();
+    b.push(0);
+    assert!(matches!(reject(&b), CheckpointError::TrailingBytes { offset, extra: 1 } if offset == len));
+    let mut b = good.clone();
+    b[100] ^= 1;
+    assert!(matches!(reject(&b), CheckpointError::ChecksumMismatch { offset, .. } if offset == len - 8));
+    // A NaN parameter with a matching checksum is still refused, at its offset.
+    let mut b = good.clone();
+    b[44..48].copy_from_slice(&f32::NAN.to_le_bytes());
+    let sum = crate::nnue::file::fnv1a64(&b[..len - 8]);
+    b[len - 8..].copy_from_slice(&sum.to_le_bytes());
+    assert!(matches!(reject(&b), CheckpointError::BadValue { offset: 44, .. }));
+    for cut in (0..len).step_by(997) {
+        assert!(Checkpoint::from_bytes(&good[..cut]).is_err());
+    }
+}
+
+#[test]
+fn checkpoint_keeps_the_quantisation_constants() {
+    let mut c = sample_checkpoint();
+    let mut net = FloatNetwork::zeros(16, Quantisation { qa: 181, qb: 32, scale: 350 }).unwrap();
+    net.feature_weights_mut().copy_from_slice(c.net.feature_weights());
+    c.net = net;
+    let back = Checkpoint::from_bytes(&c.to_bytes()).unwrap();
+    assert_eq!(back.net.quantisation(), Quantisation { qa: 181, qb: 32, scale: 350 });
+}
