@@ -62,6 +62,8 @@ pub struct Engine {
     last_outcome: Option<Outcome>,
     last_search: Option<LastSearch>,
     tb: Option<Arc<crate::tb::Tablebases>>,
+    /// The EvalFile network (`None`: the hand-written evaluation).
+    net: Option<Arc<crate::nnue::Network>>,
     books: Arc<crate::book::select::OpeningBooks>,
     /// BookFileWhite, BookFileBlack: probed before `books` for that colour.
     side_books: [crate::book::select::OpeningBooks; 2],
@@ -81,6 +83,7 @@ impl Engine {
             last_outcome: None,
             last_search: None,
             tb: None,
+            net: None,
             books: Arc::new(crate::book::select::OpeningBooks::default()),
             side_books: Default::default(),
             learner: learning::Learner::default(),
@@ -120,6 +123,7 @@ impl Engine {
             });
         }
         self.stop();
+        let previous_eval_file = self.options.eval_file.clone();
         let change = self.options.set(name, value)?;
         use options::Change;
         Ok(match change {
@@ -144,6 +148,7 @@ impl Engine {
             }
             Change::PersistentHash => None,
             Change::SyzygyPath => self.load_tablebases(),
+            Change::EvalFile => Some(self.load_network(previous_eval_file)),
             Change::BookFile => self.load_books(),
             Change::BookLearn => self.load_learning(),
             Change::Chess960 => {
@@ -252,10 +257,55 @@ impl Engine {
             multipv: self.options.multipv,
             move_overhead_ms: self.options.move_overhead_ms,
             tb: self.tb.clone(),
+            net: self.net.clone(),
             tb_probe_depth: self.options.syzygy_probe_depth,
             tb_probe_limit: self.options.syzygy_probe_limit,
             tb_50_move_rule: self.options.syzygy_50_move_rule,
             book: None,
+        }
+    }
+
+    /// (Re)reads `EvalFile`. A file that does not load is reported and the
+    /// evaluation in use (and the option's old value) kept.
+    fn load_network(&mut self, previous: String) -> String {
+        let path = self.options.eval_file.clone();
+        if path.is_empty() {
+            self.net = None;
+            return "EvalFile: the hand-written evaluation".into();
+        }
+        match crate::nnue::Network::load(std::path::Path::new(&path)) {
+            Ok(net) => {
+                let hidden = net.hidden();
+                self.net = Some(Arc::new(net));
+                format!("EvalFile: network {path} (768 -> {hidden}) x 2 -> 1 loaded")
+            }
+            Err(e) => {
+                self.options.eval_file = previous;
+                let kept = if self.net.is_some() { "the network in use" } else { "the hand-written evaluation" };
+                // An I/O error names the path itself.
+                let what =
+                    if matches!(e, crate::nnue::NetError::Io { .. }) { e.to_string() } else { format!("{path}: {e}") };
+                format!("EvalFile {what}; {kept} is kept")
+            }
+        }
+    }
+
+    /// The evaluation of the current position for the UCI `eval` command:
+    /// the network's score when EvalFile is set, else the hand-written
+    /// evaluation's breakdown.
+    pub fn eval_report(&self) -> String {
+        match &self.net {
+            Some(net) => {
+                let cp = net.evaluate_board(&self.board);
+                let white = if self.board.side_to_move() == crate::types::Color::White { cp } else { -cp };
+                format!(
+                    "Network {} (768 -> {}) x 2 -> 1\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
+                    self.options.eval_file,
+                    net.hidden(),
+                    f64::from(white) / 100.0
+                )
+            }
+            None => crate::eval::trace(&self.board),
         }
     }
 

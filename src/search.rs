@@ -21,6 +21,7 @@ pub mod time;
 
 use crate::board::Board;
 use crate::eval::evaluate;
+use crate::nnue::{AccumulatorStack, Network};
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::{Move, PieceType};
 use ordering::{is_bad_capture_score, is_noisy, History, MovePicker};
@@ -252,6 +253,8 @@ pub struct SearchConfig {
     pub tb_50_move_rule: bool,
     /// YACB entries used like TT entries (BookInSearch), see [`book`].
     pub book: Option<book::BookInSearch>,
+    /// The EvalFile network; `None`: the hand-written evaluation.
+    pub net: Option<Arc<Network>>,
 }
 
 impl Default for SearchConfig {
@@ -264,6 +267,7 @@ impl Default for SearchConfig {
             tb_probe_limit: 7,
             tb_50_move_rule: true,
             book: None,
+            net: None,
         }
     }
 }
@@ -275,6 +279,7 @@ impl std::fmt::Debug for SearchConfig {
             .field("move_overhead_ms", &self.move_overhead_ms)
             .field("tb", &self.tb.as_ref().map(|t| t.table_count()))
             .field("book_min_elo", &self.book.as_ref().map(|b| b.min_elo))
+            .field("net_hidden", &self.net.as_ref().map(|n| n.hidden()))
             .finish()
     }
 }
@@ -314,6 +319,9 @@ pub struct Worker {
     maximum_ms: u64,
     reductions: Reductions,
     correction: correction::Correction,
+    /// The network and this thread's accumulators, updated with every move
+    /// the search makes (`None`: the hand-written evaluation).
+    nnue: Option<(Arc<Network>, AccumulatorStack)>,
 }
 
 /// Late-move reductions in plies, `[depth][move number]` (both 0..=63;
@@ -371,7 +379,55 @@ impl Worker {
             maximum_ms: u64::MAX,
             reductions: Reductions::new(),
             correction: correction::Correction::default(),
+            nnue: None,
         }
+    }
+
+    /// Sets the evaluation for a search from `self.board`: the network's
+    /// accumulators refreshed from the root, or the hand-written evaluation.
+    pub(crate) fn set_network(&mut self, net: Option<&Arc<Network>>) {
+        match (net, &mut self.nnue) {
+            (None, _) => self.nnue = None,
+            (Some(net), Some((ours, stack))) if Arc::ptr_eq(net, ours) => stack.reset(&self.board, net),
+            (Some(net), _) => {
+                self.nnue = Some((Arc::clone(net), AccumulatorStack::new(&self.board, net, MAX_PLY + 8)));
+            }
+        }
+    }
+
+    /// The static evaluation of the current position, side to move's view.
+    #[inline]
+    fn evaluate(&self) -> i32 {
+        match &self.nnue {
+            Some((net, stack)) => {
+                debug_assert_eq!(
+                    stack.current(),
+                    &crate::nnue::Accumulator::from_board(&self.board, net),
+                    "incremental accumulator differs from a refresh in {}",
+                    self.board.fen()
+                );
+                crate::nnue::evaluate(stack.current(), self.board.side_to_move(), net)
+            }
+            None => evaluate(&self.board),
+        }
+    }
+
+    /// Makes `m` on the board and the accumulators.
+    #[inline]
+    fn make(&mut self, m: Move) {
+        if let Some((net, stack)) = &mut self.nnue {
+            stack.push(&self.board, m, net);
+        }
+        self.board.make_move(m);
+    }
+
+    /// Takes back the move [`make`](Self::make) made.
+    #[inline]
+    fn unmake(&mut self) {
+        if let Some((_, stack)) = &mut self.nnue {
+            stack.pop();
+        }
+        self.board.unmake_move();
     }
 
     /// Forgets ordering statistics (new game).
@@ -466,7 +522,7 @@ impl Worker {
                 return 0;
             }
             if ply >= MAX_PLY {
-                return if in_check { 0 } else { evaluate(&self.board) };
+                return if in_check { 0 } else { self.evaluate() };
             }
             alpha = alpha.max(mated_in(ply));
             beta = beta.min(mate_in(ply + 1));
@@ -530,7 +586,7 @@ impl Worker {
         } else {
             match tte {
                 Some(e) if e.eval as i32 != NO_VALUE && e.eval.unsigned_abs() < 30_000 => e.eval as i32,
-                _ => evaluate(&self.board),
+                _ => self.evaluate(),
             }
         };
         let static_eval = self.corrected(raw_eval);
@@ -735,7 +791,7 @@ impl Worker {
             };
             self.frames[ply].current = m;
             self.frames[ply].cont = ordering::cont_index(&self.board, m);
-            self.board.make_move(m);
+            self.make(m);
             ctx.tt.prefetch(self.board.key());
             let gives_check = self.board.in_check();
             if !singular_candidate && gives_check && extend_more {
@@ -764,7 +820,7 @@ impl Worker {
             if pv_node && (move_count == 1 || (v > alpha && (root || v < beta))) {
                 v = -self.search(ctx, -beta, -alpha, new_depth, ply + 1, false);
             }
-            self.board.unmake_move();
+            self.unmake();
             if self.stopped {
                 return 0;
             }
@@ -952,7 +1008,7 @@ impl Worker {
         }
         let in_check = self.board.in_check();
         if ply >= MAX_PLY {
-            return if in_check { 0 } else { evaluate(&self.board) };
+            return if in_check { 0 } else { self.evaluate() };
         }
         let key = self.board.key();
         let tte = ctx.tt.probe(key);
@@ -972,7 +1028,7 @@ impl Worker {
         } else {
             raw_eval = match tte {
                 Some(e) if e.eval.unsigned_abs() < 30_000 => e.eval as i32,
-                _ => evaluate(&self.board),
+                _ => self.evaluate(),
             };
             static_eval = self.corrected(raw_eval);
             best = static_eval;
@@ -1000,9 +1056,9 @@ impl Worker {
                     continue;
                 }
             }
-            self.board.make_move(m);
+            self.make(m);
             let v = -self.qsearch(ctx, -beta, -alpha, ply + 1);
-            self.board.unmake_move();
+            self.unmake();
             if self.stopped {
                 return 0;
             }

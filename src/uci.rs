@@ -246,7 +246,7 @@ impl Uci {
             Command::Display => {
                 self.out.line(&format!("{}\n{}", self.engine.board().diagram(), self.engine.board().describe()));
             }
-            Command::Eval => self.out.line(&crate::eval::trace(self.engine.board())),
+            Command::Eval => self.out.line(&self.engine.eval_report()),
             Command::Bench { depth } => {
                 self.engine.stop();
                 let report = crate::bench::run(depth, |l| self.out.line(l));

@@ -153,6 +153,11 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "Cursed wins and blessed losses count as draws",
     },
     OptionSpec {
+        name: "EvalFile",
+        kind: OptionKind::Str { default: "" },
+        help: "Network file (ARNN v1, `archivist train` output) the search evaluates with; empty: the hand-written evaluation. A bad file is reported and the current evaluation kept",
+    },
+    OptionSpec {
         name: "Debug Log File",
         kind: OptionKind::Str { default: "" },
         help: "Log UCI traffic and diagnostics to this file (empty: warnings to stderr only)",
@@ -172,6 +177,7 @@ pub enum Change {
     /// Persistent Hash or Hash File changed: load if persistence is on.
     PersistentHash,
     SyzygyPath,
+    EvalFile,
     BookFile,
     BookLearn,
 }
@@ -191,6 +197,8 @@ pub struct Options {
     pub persistent_hash: bool,
     pub hash_file_min_depth: u8,
     pub syzygy_path: String,
+    /// EvalFile: the network in use (empty: the hand-written evaluation).
+    pub eval_file: String,
     pub syzygy_probe_depth: i32,
     pub syzygy_probe_limit: u32,
     pub syzygy_50_move_rule: bool,
@@ -224,6 +232,7 @@ impl Default for Options {
             persistent_hash: false,
             hash_file_min_depth: 0,
             syzygy_path: String::new(),
+            eval_file: String::new(),
             syzygy_probe_depth: 1,
             syzygy_probe_limit: 7,
             syzygy_50_move_rule: true,
@@ -410,6 +419,11 @@ impl Options {
                 let v = value.unwrap_or("").trim();
                 self.syzygy_path = if v == "<empty>" { String::new() } else { v.to_string() };
                 Change::SyzygyPath
+            }
+            "EvalFile" => {
+                let v = value.unwrap_or("").trim();
+                self.eval_file = if v == "<empty>" { String::new() } else { v.to_string() };
+                Change::EvalFile
             }
             "SyzygyProbeDepth" => {
                 self.syzygy_probe_depth = parse_spin(spec, value)? as i32;

@@ -234,3 +234,51 @@ fn learned_results_change_the_yacb_book_choice() {
     assert_eq!(best(&mut e), "d2d4");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn eval_file_switches_the_search_to_the_network_and_back() {
+    let dir = crate::testdata::TempDir::new("engine-evalfile");
+    let path = dir.file("random.nnue");
+    crate::nnue::Network::random(32, 5).write(&path).unwrap();
+    let fen = "r3k2r/1pp2ppp/p1n1bn2/3pp3/1bPP4/2N1PN2/PP1BBPPP/R2QK2R w KQkq d6 0 9";
+    let nodes = |e: &mut Engine| {
+        e.new_game();
+        e.set_position(Some(fen), &["c4d5", "e6d5", "e1g1"]).unwrap();
+        e.search_sync(depth(8)).unwrap().nodes
+    };
+    let mut e = quiet_engine();
+    let hand_written = nodes(&mut e);
+    assert!(!e.eval_report().contains("NNUE"));
+    let msg = e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap().unwrap();
+    assert!(msg.contains("loaded"), "{msg}");
+    assert!(e.eval_report().contains("NNUE evaluation"), "{}", e.eval_report());
+    // The test profile checks every incremental accumulator against a
+    // refresh (captures, castling, en passant and promotions included).
+    let with_net = nodes(&mut e);
+    assert_ne!(with_net, hand_written, "the network evaluates");
+    e.set_option("Threads", Some("2")).unwrap();
+    let best = e.search_sync(depth(8)).unwrap().best;
+    assert!(e.board().is_legal(best));
+    e.set_option("EvalFile", Some("<empty>")).unwrap();
+    e.set_option("Threads", Some("1")).unwrap();
+    assert_eq!(nodes(&mut e), hand_written, "back to the hand-written evaluation");
+}
+
+#[test]
+fn a_bad_eval_file_is_reported_and_the_current_evaluation_kept() {
+    let dir = crate::testdata::TempDir::new("engine-evalfile-bad");
+    let good = dir.file("good.nnue");
+    crate::nnue::Network::random(16, 2).write(&good).unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let bad = dir.file("bad.nnue");
+    std::fs::write(&bad, &bytes[..bytes.len() - 9]).unwrap();
+    let mut e = quiet_engine();
+    let msg = e.set_option("EvalFile", Some(bad.to_str().unwrap())).unwrap().unwrap();
+    assert!(msg.contains("truncated") && msg.contains("hand-written evaluation is kept"), "{msg}");
+    assert_eq!(e.options().eval_file, "");
+    e.set_option("EvalFile", Some(good.to_str().unwrap())).unwrap();
+    let msg = e.set_option("EvalFile", Some(dir.file("missing.nnue").to_str().unwrap())).unwrap().unwrap();
+    assert!(msg.contains("network in use is kept"), "{msg}");
+    assert_eq!(e.options().eval_file, good.to_str().unwrap());
+    assert!(e.eval_report().contains("NNUE evaluation"));
+}

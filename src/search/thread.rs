@@ -145,6 +145,7 @@ fn run(
     for w in workers.iter_mut() {
         w.tb_cardinality = cardinality;
         w.board = board.clone();
+        w.set_network(config.net.as_ref());
         w.root_moves = root_moves.clone();
         w.completed_depth = 0;
         w.nodes = 0;
