@@ -79,21 +79,21 @@ impl BenchResult {
 /// Runs the standard bench (1 thread, 16 MB, all positions); `progress`
 /// receives one line per position. Returns the final `N nodes M nps` line.
 pub fn run(depth: Option<i32>, progress: impl FnMut(&str)) -> String {
-    run_with(depth.unwrap_or(DEFAULT_DEPTH), 1, 16, POSITIONS.len(), progress).line()
+    run_with(depth.unwrap_or(DEFAULT_DEPTH), 1, 16, POSITIONS.len(), SearchConfig::default(), progress).line()
 }
 
-/// Searches the first `count` positions to `depth` with `threads` threads
-/// and a fresh `hash_mb` table per position.
+/// Searches the first `count` positions to `depth` with `threads` threads,
+/// a fresh `hash_mb` table per position and `config` (the evaluation).
 pub fn run_with(
     depth: i32,
     threads: usize,
     hash_mb: usize,
     count: usize,
+    config: SearchConfig,
     mut progress: impl FnMut(&str),
 ) -> BenchResult {
     let depth = depth.clamp(1, 64);
     let mut searcher = Searcher::new(hash_mb, threads);
-    let config = SearchConfig::default();
     let limits = Limits { depth: Some(depth), ..Limits::default() };
     let mut total = BenchResult { nodes: 0, ms: 0 };
     for (i, fen) in POSITIONS.iter().take(count).enumerate() {

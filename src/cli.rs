@@ -53,6 +53,10 @@ pub enum Command {
         /// Use only the first N positions.
         #[arg(long, default_value_t = crate::bench::POSITIONS.len())]
         count: usize,
+        /// Evaluate with this network (ARNN v1) instead of the hand-written
+        /// evaluation (the signature uses the default).
+        #[arg(long)]
+        eval_file: Option<std::path::PathBuf>,
     },
     /// Count leaf nodes of the legal move tree, per root move (like Stockfish's `go perft`).
     Perft {
@@ -136,9 +140,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             uci.run(std::io::stdin().lock());
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Bench { depth, threads, hash, count }) => {
+        Some(Command::Bench { depth, threads, hash, count, eval_file }) => {
             let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
-            let r = crate::bench::run_with(depth, threads, hash, count, |l| println!("{l}"));
+            let mut config = crate::search::SearchConfig::default();
+            if let Some(path) = eval_file {
+                config.net = Some(std::sync::Arc::new(crate::nnue::Network::load(&path)?));
+            }
+            let r = crate::bench::run_with(depth, threads, hash, count, config, |l| println!("{l}"));
             println!("Total time (ms) : {}", r.ms);
             println!("{}", r.line());
             Ok(ExitCode::SUCCESS)

@@ -128,6 +128,9 @@ impl Settings {
 pub struct Hooks {
     pub openings: Option<Box<dyn OpeningSource>>,
     pub adjudicator: Option<Box<dyn Adjudicator>>,
+    /// The network the players evaluate with, and its description for the
+    /// run log (`None`: the hand-written evaluation).
+    pub net: Option<(std::sync::Arc<crate::nnue::Network>, String)>,
 }
 
 /// YACB candidates as book moves: weight from the expected score.
@@ -429,6 +432,7 @@ fn game_thread(
 ) -> ThreadTimes {
     let started = Instant::now();
     let mut player = Player::new(settings.hash_mb, settings.limits(), slot);
+    player.set_network(hooks.net.as_ref().map(|(net, _)| std::sync::Arc::clone(net)));
     let mut skipped = 0;
     while !halt.load(Relaxed) {
         let index = next.fetch_add(1, Relaxed);

@@ -76,10 +76,14 @@ pub struct SelfplayArgs {
     /// Recorded plies after which a game is a draw.
     #[arg(long)]
     max_plies: Option<u32>,
+    /// Evaluate with this network file (ARNN v1) instead of the hand-written evaluation.
+    #[arg(long)]
+    eval_file: Option<PathBuf>,
 }
 
 impl SelfplayArgs {
     fn into_preset(self) -> Preset {
+        let eval_file = self.eval_file;
         Preset {
             out: self.out,
             append: self.append.then_some(true),
@@ -98,6 +102,7 @@ impl SelfplayArgs {
             syzygy: self.syzygy,
             chess960: self.chess960.then_some(true),
             max_plies: self.max_plies,
+            eval_file,
             ..Preset::default()
         }
     }
@@ -129,6 +134,18 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
     }
     if let Some(dirs) = &preset.syzygy {
         hooks.adjudicator = Some(selfplay::open_tablebases(dirs)?);
+    }
+    if let Some(path) = &preset.eval_file {
+        let net = crate::nnue::Network::load(path).with_context(|| format!("--eval-file {}", path.display()))?;
+        let bytes = std::fs::read(path).with_context(|| format!("--eval-file {}", path.display()))?;
+        let what = format!(
+            "network {} (768 -> {}) x 2 -> 1, FNV-1a {:016x}",
+            path.display(),
+            net.hidden(),
+            crate::nnue::file::fnv1a64(&bytes)
+        );
+        opening_text.push_str(&format!("; evaluation: {what}"));
+        hooks.net = Some((Arc::new(net), what));
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);

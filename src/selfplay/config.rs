@@ -51,6 +51,8 @@ pub struct Preset {
     pub openings: Option<PathBuf>,
     pub random_plies: Option<u32>,
     pub syzygy: Option<String>,
+    /// A network file the players evaluate with.
+    pub eval_file: Option<PathBuf>,
     pub chess960: Option<bool>,
     pub max_plies: Option<u32>,
     pub opening_cp_limit: Option<i32>,
@@ -103,6 +105,7 @@ impl Preset {
             openings,
             random_plies,
             syzygy,
+            eval_file,
             chess960,
             max_plies,
             opening_cp_limit,

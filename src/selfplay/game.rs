@@ -91,6 +91,11 @@ impl Player {
         }
     }
 
+    /// Evaluate with `net` (`None`: the hand-written evaluation).
+    pub fn set_network(&mut self, net: Option<Arc<crate::nnue::Network>>) {
+        self.config.net = net;
+    }
+
     /// Forgets everything learned (TT, history): the next game starts fresh.
     pub fn new_game(&mut self) {
         self.searcher.clear();

@@ -89,7 +89,7 @@ pub fn open_source(path: &Path, chess960: bool) -> Result<Box<dyn OpeningSource>
 pub fn generate(req: &Request, chess960: bool) -> Result<Vec<String>, OpeningError> {
     let openings = req.book.as_ref().map(|b| open_source(Path::new(b), chess960)).transpose()?;
     let has_book = openings.is_some();
-    let hooks = Hooks { openings, adjudicator: None };
+    let hooks = Hooks { openings, adjudicator: None, net: None };
     let settings = Settings {
         out: PathBuf::new(),
         append: false,

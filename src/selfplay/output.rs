@@ -217,5 +217,6 @@ fn run_settings(s: &Settings, hooks: &Hooks) -> RunSettings {
         draw_after_ply: s.score_rules.draw_after_ply,
         openings,
         adjudication: hooks.adjudicator.as_ref().map(|a| a.describe()),
+        evaluation: hooks.net.as_ref().map(|(_, what)| what.clone()),
     }
 }

@@ -84,6 +84,10 @@ pub struct RunSettings {
     pub openings: String,
     /// The adjudicator (tablebases), if any.
     pub adjudication: Option<String>,
+    /// The network the search evaluated with (path, hidden size,
+    /// checksum); absent: the hand-written evaluation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<String>,
 }
 
 /// One run that wrote to the record file.
@@ -230,6 +234,7 @@ mod tests {
                 draw_after_ply: 80,
                 openings: "start position".into(),
                 adjudication: None,
+                evaluation: None,
             },
         }
     }

@@ -344,7 +344,7 @@ fn openings_file_positions_start_the_games() {
     assert_eq!(source.len(), 2);
     let mut s = settings(dir.file("o.bin"), 3);
     s.random_plies = 0;
-    play(&s, &Hooks { openings: Some(Box::new(source)), adjudicator: None });
+    play(&s, &Hooks { openings: Some(Box::new(source)), adjudicator: None, net: None });
     let games = records::parse(&std::fs::read(&s.out).unwrap()).unwrap();
     let starts: HashSet<String> = games.iter().map(|g| g.start.fen()).collect();
     assert!(starts.iter().all(|f| f == fen || f.starts_with("rnbqkbnr/pppppppp/8/8/4P3/")), "{starts:?}");
@@ -365,8 +365,10 @@ fn unbalanced_openings_are_discarded() {
     std::fs::write(&epd, "4k3/8/8/8/8/8/8/QQQ1K3 w - - 0 1\n").unwrap();
     let mut s = settings(dir.file("o.bin"), 1);
     s.random_plies = 0;
-    let summary =
-        play(&s, &Hooks { openings: Some(Box::new(FileOpenings::load(&epd, false).unwrap())), adjudicator: None });
+    let summary = play(
+        &s,
+        &Hooks { openings: Some(Box::new(FileOpenings::load(&epd, false).unwrap())), adjudicator: None, net: None },
+    );
     assert_eq!(summary.snapshot.games_done, 0);
     assert_eq!(summary.skipped, 1);
 }
@@ -386,7 +388,7 @@ impl Adjudicator for CountAdjudicator {
 fn adjudicator_hook_ends_games() {
     let dir = TempDir::new("tb");
     let s = settings(dir.file("tb.bin"), 2);
-    let hooks = Hooks { openings: None, adjudicator: Some(Box::new(CountAdjudicator)) };
+    let hooks = Hooks { openings: None, adjudicator: Some(Box::new(CountAdjudicator)), net: None };
     let summary = play(&s, &hooks);
     let games = records::parse(&std::fs::read(&s.out).unwrap()).unwrap();
     assert!(summary.endings.contains_key(&Ending::Tablebase));
@@ -481,4 +483,19 @@ fn neighbouring_game_streams_do_not_overlap() {
             assert!(seen.insert(v), "stream {i} repeats a value of another stream");
         }
     }
+}
+
+#[test]
+fn a_network_plays_other_games_and_the_run_log_names_it() {
+    let dir = TempDir::new("selfplay-net");
+    let plain = settings(dir.file("plain.bin"), 2);
+    let with_net = Settings { out: dir.file("net.bin"), ..plain.clone() };
+    let net = std::sync::Arc::new(crate::nnue::Network::random(16, 4));
+    play(&plain, &Hooks::default());
+    play(&with_net, &Hooks { net: Some((net, "network test (768 -> 16)".into())), ..Hooks::default() });
+    let (a, b) = (std::fs::read(&plain.out).unwrap(), std::fs::read(&with_net.out).unwrap());
+    assert_eq!(records::parse(&b).unwrap().len(), 2);
+    assert_ne!(a, b, "the network changes the games");
+    assert_eq!(log_of(&plain.out).runs[0].settings.evaluation, None);
+    assert_eq!(log_of(&with_net.out).runs[0].settings.evaluation.as_deref(), Some("network test (768 -> 16)"));
 }
