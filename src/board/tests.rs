@@ -513,3 +513,30 @@ fn san_resolution_agrees_with_matching_generated_moves() {
     });
     assert!(texts > 100_000 && resolved > 1_000, "{texts} texts, {resolved} resolved");
 }
+
+#[test]
+fn incremental_polyglot_key_matches_recomputation() {
+    use super::zobrist::{polyglot_key, polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
+    let mut plies = 0;
+    let mut special = [0usize; 3]; // castling, en passant, promotion
+    for name in ["stockfish-selfplay-200.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn"] {
+        let text = crate::testdata::read(&format!("pgn/{name}")).expect("committed test PGN");
+        for g in crate::pgn::parse(&text) {
+            let mut pieces = None;
+            let _ = g.replay_with(|b, m| {
+                let p = *pieces.get_or_insert_with(|| polyglot_pieces(b, &RANDOM64));
+                assert_eq!(p ^ polyglot_state_terms(b, &RANDOM64), polyglot_key(b), "{}", b.fen());
+                match m.kind() {
+                    MoveKind::Castling => special[0] += 1,
+                    MoveKind::EnPassant => special[1] += 1,
+                    MoveKind::Promotion => special[2] += 1,
+                    MoveKind::Normal => {}
+                }
+                pieces = Some(p ^ polyglot_pieces_delta(b, m, &RANDOM64));
+                plies += 1;
+            });
+        }
+    }
+    assert!(plies > 20_000, "{plies}");
+    assert!(special.iter().all(|&n| n > 0), "castling, en passant, promotions: {special:?}");
+}

@@ -7,12 +7,16 @@
 //!   recomputes it from scratch for verification.
 //! * The **Polyglot key** is computed from scratch from the published table
 //!   ([`polyglot_key`]), or from any 781-entry table in Polyglot order
-//!   ([`polyglot_key_with`], used by YACB books with `key_type` 1).
+//!   ([`polyglot_key_with`], used by YACB books with `key_type` 1). Along a
+//!   game its piece part can follow the moves ([`polyglot_pieces_delta`]);
+//!   the castling, en-passant and side terms are cheap to take from each
+//!   position ([`polyglot_state_terms`]).
 
-use super::polyglot_random::RANDOM64;
+/// The published Polyglot table (768 piece, 4 castle, 8 en passant, 1 turn).
+pub use super::polyglot_random::RANDOM64;
 use super::Board;
 use crate::attacks;
-use crate::types::{Color, PieceType};
+use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
 
 pub struct Zobrist {
     pub psq: [[u64; 64]; 12],
@@ -104,14 +108,54 @@ pub fn polyglot_key(board: &Board) -> u64 {
 /// Polyglot key with a caller-supplied table in Polyglot order
 /// (768 piece, 4 castle, 8 en passant, 1 turn).
 pub fn polyglot_key_with(board: &Board, table: &[u64; 781]) -> u64 {
+    polyglot_pieces(board, table) ^ polyglot_state_terms(board, table)
+}
+
+/// The Polyglot table's value of `pc` on `sq`.
+#[inline]
+fn polyglot_piece(table: &[u64; 781], pc: Piece, sq: Square) -> u64 {
+    // Polyglot kind: black pawn 0, white pawn 1, black knight 2, ...
+    let kind = pc.kind().index() * 2 + usize::from(pc.color() == Color::White);
+    table[64 * kind + sq.index()]
+}
+
+/// The piece part of the Polyglot key: the xor of every piece's value.
+pub fn polyglot_pieces(board: &Board, table: &[u64; 781]) -> u64 {
     let mut k = 0u64;
     for sq in board.occupied() {
         if let Some(pc) = board.piece_on(sq) {
-            // Polyglot kind: black pawn 0, white pawn 1, black knight 2, ...
-            let kind = pc.kind().index() * 2 + usize::from(pc.color() == Color::White);
-            k ^= table[64 * kind + sq.index()];
+            k ^= polyglot_piece(table, pc, sq);
         }
     }
+    k
+}
+
+/// How [`polyglot_pieces`] changes when the legal move `m` is made on
+/// `board`: the moved piece (promoted where it lands), a captured piece
+/// (behind the target square en passant), king and rook when castling.
+#[inline]
+pub fn polyglot_pieces_delta(board: &Board, m: Move, table: &[u64; 781]) -> u64 {
+    let (from, to) = (m.from(), m.to());
+    let Some(pc) = board.piece_on(from) else { return 0 };
+    let us = pc.color();
+    if m.kind() == MoveKind::Castling {
+        // Castling is "king takes own rook": `to` is the rook's square.
+        let (king_to, rook_to) = Board::castling_destinations(us, to.file() > from.file());
+        let rook = Piece::new(us, PieceType::Rook);
+        return polyglot_piece(table, pc, from)
+            ^ polyglot_piece(table, pc, king_to)
+            ^ polyglot_piece(table, rook, to)
+            ^ polyglot_piece(table, rook, rook_to);
+    }
+    let cap_sq = if m.kind() == MoveKind::EnPassant { Square::from_coords(to.file(), from.rank()) } else { to };
+    let landed = m.promotion_piece().map_or(pc, |pt| Piece::new(us, pt));
+    let captured = board.piece_on(cap_sq).map_or(0, |cap| polyglot_piece(table, cap, cap_sq));
+    captured ^ polyglot_piece(table, pc, from) ^ polyglot_piece(table, landed, to)
+}
+
+/// The castling, en-passant and side-to-move terms of the Polyglot key.
+pub fn polyglot_state_terms(board: &Board, table: &[u64; 781]) -> u64 {
+    let mut k = 0u64;
     let cr = board.castling_rights();
     for bit in 0..4 {
         if cr >> bit & 1 != 0 {

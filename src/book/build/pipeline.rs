@@ -10,7 +10,7 @@
 use super::counter::{shard_of, Shards, SHARDS};
 use super::filter::{result_of, Admitted, Filters, Rejection};
 use crate::board::notation::to_polyglot_move;
-use crate::board::zobrist::polyglot_key;
+use crate::board::zobrist::{polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
 use crate::board::Board;
 use crate::input::Input;
 use crate::pgn::{Batch, Game, GameBatches, ReadOptions, ReplayError};
@@ -242,17 +242,28 @@ fn game_events(
     let in_focus = |k: u64| spec.focus.as_ref().map_or(true, |f| f.contains(&k));
     let rating = admitted.rating.map_or(0, |r| r.min(u16::MAX as u32) as u16);
     let mut ply = 0u64;
+    // Polyglot: the piece part of the key follows the moves.
+    let mut pieces = None;
     let mut push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
         let stm = board.side_to_move();
         let seq = base | ply.min(0xFFFF);
         ply += 1;
+        let mut polyglot = 0;
+        if spec.counting == Counting::Polyglot {
+            let p = *pieces.get_or_insert_with(|| polyglot_pieces(board, &RANDOM64));
+            polyglot = p ^ polyglot_state_terms(board, &RANDOM64);
+            debug_assert_eq!(polyglot, crate::board::zobrist::polyglot_key(board), "{}", board.fen());
+            if let Some(m) = m {
+                pieces = Some(p ^ polyglot_pieces_delta(board, m, &RANDOM64));
+            }
+        }
         if !counts(stm) {
             return;
         }
         let mover_pts = if stm == Color::White { white_pts } else { 2 - white_pts };
         match spec.counting {
             Counting::Polyglot => {
-                let key = polyglot_key(board);
+                let key = polyglot;
                 if let (Some(m), true) = (m, in_focus(key)) {
                     let mv = to_polyglot_move(m);
                     events.push(Event { key, seq, rating, mv, points: mover_pts, white: stm == Color::White });
