@@ -62,12 +62,78 @@ pub struct Notes {
     pub variations: Vec<Variation>,
 }
 
+/// A move as the PGN wrote it (annotation suffixes removed), held inline:
+/// reading a game allocates nothing per move. A token longer than any SAN
+/// (never a legal move, but kept whole for the error message) goes to the heap.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct SanText(SanRepr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum SanRepr {
+    Inline { len: u8, bytes: [u8; SanText::INLINE] },
+    Heap(Box<str>),
+}
+
+impl SanText {
+    /// Longest token kept inline (the longest SAN, `Qa1xb2+` or `exd8=Q#`, has 7 bytes).
+    pub const INLINE: usize = 15;
+
+    pub fn new(s: &str) -> SanText {
+        if s.len() <= SanText::INLINE {
+            let mut bytes = [0; SanText::INLINE];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            SanText(SanRepr::Inline { len: s.len() as u8, bytes })
+        } else {
+            SanText(SanRepr::Heap(s.into()))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // Always whole UTF-8: the bytes came from a `&str`.
+            SanRepr::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or(""),
+            SanRepr::Heap(s) => s,
+        }
+    }
+}
+
+impl std::ops::Deref for SanText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Debug for SanText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for SanText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for SanText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<&str> for SanText {
+    fn from(s: &str) -> SanText {
+        SanText::new(s)
+    }
+}
+
 /// An alternative line: its moves replace the move it is attached to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Variation {
     /// Comments before the first move.
     pub intro: Vec<Comment>,
-    pub moves: Vec<String>,
+    pub moves: Vec<SanText>,
     /// `notes[i]` belongs to `moves[i]`.
     pub notes: Vec<Notes>,
 }
@@ -78,7 +144,7 @@ pub struct Game {
     /// Comments before the first move.
     pub intro: Vec<Comment>,
     /// The main line's SAN moves, annotation suffixes (`!`, `?`) removed.
-    pub moves: Vec<String>,
+    pub moves: Vec<SanText>,
     /// `notes[i]` belongs to `moves[i]` (as long as `moves`).
     pub notes: Vec<Notes>,
     /// `1-0`, `0-1`, `1/2-1/2`, `*`, or `None` when the text ended first.
@@ -183,7 +249,7 @@ impl Game {
             let m = board.parse_san(san).map_err(|error| ReplayError::IllegalMove {
                 game: self.source.clone(),
                 ply: i + 1,
-                san: san.clone(),
+                san: san.to_string(),
                 error,
             })?;
             visit(&mut board, m);

@@ -9,7 +9,7 @@
 //! whitespace is a move, its leading move number (`12.`, `12...`) and its
 //! trailing `!`/`?` suffix (a NAG) removed.
 
-use super::{Comment, Game, Notes, Variation};
+use super::{Comment, Game, Notes, SanText, Variation};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -164,7 +164,7 @@ impl Builder {
             return;
         }
         let line = self.line();
-        line.moves.push(san.to_string());
+        line.moves.push(SanText::new(san));
         line.notes.push(Notes { nags: nag.into_iter().collect(), ..Notes::default() });
         self.in_moves = true;
     }

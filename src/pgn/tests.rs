@@ -130,3 +130,16 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn moves_are_held_inline_and_a_token_longer_than_any_san_is_kept_whole() {
+    let long = "Nf3thisisnotamoveatall";
+    let games = parse(&format!("1. e4 e5 2. {long} *\n"));
+    assert_eq!(games[0].moves, ["e4", "e5", long]);
+    assert_eq!(SanText::new("exd8=Q#").as_str(), "exd8=Q#");
+    assert_eq!(format!("{:?}", games[0].moves[2]), format!("{long:?}"));
+    match games[0].replay() {
+        Err(ReplayError::IllegalMove { ply: 3, san, .. }) => assert_eq!(san, long),
+        other => panic!("expected the long token as an illegal move, got {other:?}"),
+    }
+}

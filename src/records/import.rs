@@ -233,7 +233,7 @@ pub fn import_game(game: &pgn::Game, options: &ImportOptions) -> Result<Option<(
     let mut gap = false;
     for (i, san) in game.moves.iter().enumerate() {
         let ply = i + 1;
-        let mv = board.parse_san(san).map_err(|error| BadGame::IllegalMove { ply, san: san.clone(), error })?;
+        let mv = board.parse_san(san).map_err(|error| BadGame::IllegalMove { ply, san: san.to_string(), error })?;
         let score = move_score(&board, game.notes.get(i), ply)?;
         let started = first_scored.is_some();
         match score {
