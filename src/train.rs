@@ -77,6 +77,9 @@ pub struct TrainConfig {
     pub seed: u64,
     pub filter: Filter,
     pub resume: bool,
+    /// Held-out record files: their loss is measured after every epoch
+    /// (same filters, never trained on).
+    pub validation: Vec<PathBuf>,
 }
 
 impl TrainConfig {
@@ -133,6 +136,8 @@ pub struct EpochReport {
     pub loss: f64,
     pub counts: FilterCounts,
     pub seconds: f64,
+    /// Mean `(p − t)²` of the validation positions after the epoch.
+    pub validation_loss: Option<f64>,
 }
 
 impl EpochReport {
@@ -167,6 +172,7 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<Epoc
     config.check()?;
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
+    let validation = validation_samples(config)?;
     let ckpt_path = config.checkpoint_path();
     let mut state = start(config, &ckpt_path)?;
     if state.epochs > 0 {
@@ -201,6 +207,7 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<Epoc
             loss: squared / samples.max(1) as f64,
             counts,
             seconds: started.elapsed().as_secs_f64(),
+            validation_loss: (!validation.is_empty()).then(|| grad::mean_loss(&state.net, &validation, &target)),
         };
         save(&state, config, &ckpt_path)?;
         on(Event::Epoch(&report));
@@ -211,6 +218,17 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<Epoc
         state.net.quantise().write(&config.out)?;
     }
     Ok(reports)
+}
+
+/// Every kept position of the validation files (in file order).
+fn validation_samples(config: &TrainConfig) -> Result<Vec<Sample>, TrainError> {
+    if config.validation.is_empty() {
+        return Ok(Vec::new());
+    }
+    let set = Dataset::open(&config.validation)?;
+    let mut all = Vec::new();
+    set.in_order(&config.filter, &mut all)?;
+    Ok(all)
 }
 
 /// A fresh run's state, or the checkpoint's when resuming.

@@ -61,6 +61,9 @@ pub struct TrainArgs {
     /// Continue from <out>.ckpt (same --hidden and --seed) after its last epoch.
     #[arg(long)]
     resume: bool,
+    /// Held-out record files: their loss is printed after every epoch (never trained on).
+    #[arg(long, num_args = 1..)]
+    validation: Vec<PathBuf>,
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
@@ -78,6 +81,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         filter: Filter { skip_plies: args.skip_plies, max_cp: args.max_cp },
         resume: args.resume,
+        validation: args.validation,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -103,10 +107,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         Event::Epoch(r) => {
             bar.suspend(|| {
                 eprintln!(
-                    "epoch {}/{}: loss {:.6}, lr {:.2e}, {} positions kept of {} (opening {}, in check {}, tactical {}, extreme {}), {:.1} s, {:.0} positions/s ({:.0} per thread)",
+                    "epoch {}/{}: loss {:.6}{}, lr {:.2e}, {} positions kept of {} (opening {}, in check {}, tactical {}, extreme {}), {:.1} s, {:.0} positions/s ({:.0} per thread)",
                     r.epoch,
                     r.epochs,
                     r.loss,
+                    r.validation_loss.map_or(String::new(), |v| format!(", validation loss {v:.6}")),
                     r.lr,
                     r.counts.kept,
                     r.counts.seen,

@@ -226,6 +226,20 @@ impl Dataset {
     }
 }
 
+impl Dataset {
+    /// Appends every kept position of every file, in file order.
+    pub fn in_order(&self, filter: &Filter, out: &mut Vec<Sample>) -> Result<FilterCounts, TrainError> {
+        let mut counts = FilterCounts::default();
+        for (path, map) in &self.files {
+            for game in Reader::new(map) {
+                let game = game.map_err(|source| TrainError::Records { path: path.clone(), source })?;
+                game_samples(&game, filter, &mut counts, out);
+            }
+        }
+        Ok(counts)
+    }
+}
+
 /// Uniform in `0..n` (`n` > 0).
 fn below(rng: &mut SplitMix, n: usize) -> usize {
     ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize

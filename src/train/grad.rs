@@ -100,6 +100,19 @@ pub fn predict(net: &FloatNetwork, sample: &Sample, logit_scale: f32) -> f32 {
     sigmoid(forward(net, sample, &mut s) * logit_scale)
 }
 
+/// The mean of `(p − t)²` over `samples` (0 for none).
+pub fn mean_loss(net: &FloatNetwork, samples: &[Sample], target: &Target) -> f64 {
+    let mut s = Scratch { acc: [Vec::new(), Vec::new()], delta: [Vec::new(), Vec::new()] };
+    let total: f64 = samples
+        .iter()
+        .map(|sample| {
+            let p = sigmoid(forward(net, sample, &mut s) * target.logit_scale);
+            f64::from((p - target.of(sample)).powi(2))
+        })
+        .sum();
+    total / samples.len().max(1) as f64
+}
+
 /// Fills both accumulators; returns `out`.
 fn forward(net: &FloatNetwork, sample: &Sample, s: &mut Scratch) -> f32 {
     let n = net.hidden();

@@ -65,6 +65,7 @@ fn config(dir: &TempDir, data: PathBuf, threads: usize) -> TrainConfig {
         seed: 7,
         filter: Filter::default(),
         resume: false,
+        validation: Vec::new(),
     }
 }
 
@@ -364,4 +365,20 @@ fn checkpoint_keeps_the_quantisation_constants() {
     c.net = net;
     let back = Checkpoint::from_bytes(&c.to_bytes()).unwrap();
     assert_eq!(back.net.quantisation(), Quantisation { qa: 181, qb: 32, scale: 350 });
+}
+
+#[test]
+fn validation_loss_is_measured_after_every_epoch() {
+    let dir = TempDir::new("train-validation");
+    let data = write_data(&dir);
+    let mut cfg = config(&dir, data.clone(), 2);
+    let plain = train(&cfg, |_| {}).unwrap();
+    assert!(plain.iter().all(|r| r.validation_loss.is_none()));
+    cfg.out = dir.file("validated.nnue");
+    cfg.validation = vec![data];
+    let reports = train(&cfg, |_| {}).unwrap();
+    let losses: Vec<f64> = reports.iter().map(|r| r.validation_loss.unwrap()).collect();
+    assert!(losses.windows(2).all(|w| w[1] < w[0]), "{losses:?}");
+    // Measuring does not change the training.
+    assert_eq!(std::fs::read(dir.file("net.nnue")).unwrap(), std::fs::read(&cfg.out).unwrap());
 }
