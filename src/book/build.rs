@@ -36,7 +36,7 @@ use self::counter::{Counter, Shards};
 use self::filter::{Filters, Rejection};
 use self::merge::Merge;
 use self::pipeline::{run_pass, Counting, Item, Meter, PassSpec};
-use self::run::{RunError, RunReader};
+use self::run::{RunError, RunReader, RunWriter};
 use self::table::Rec;
 use crate::book::make_book::MakeBookOptions;
 use crate::book::yacb::{self, KeyType};
@@ -77,7 +77,14 @@ pub struct BuildOptions {
     /// Tuning: positions visited this often between two spills stay in
     /// memory ([`PIN_VISITS`]); the output does not depend on it.
     pub pin_visits: u32,
+    /// Tuning: the most runs merged at once ([`MERGE_FAN_IN`]); more runs
+    /// are merged in stages. The output does not depend on it.
+    pub merge_fan_in: usize,
 }
+
+/// Runs merged at once: 64 open files and 2 MB of read buffers, whatever
+/// the input size.
+pub const MERGE_FAN_IN: usize = 64;
 
 impl BuildOptions {
     /// No filters, one thread, 1024 MB, the system's temporary directory.
@@ -90,6 +97,7 @@ impl BuildOptions {
             temp_dir: None,
             allow_damaged: false,
             pin_visits: PIN_VISITS,
+            merge_fan_in: MERGE_FAN_IN,
         }
     }
 }
@@ -186,6 +194,33 @@ fn budget(options: &BuildOptions) -> (usize, usize, usize) {
 
 type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
 
+/// Merges groups of `fan_in` runs into one run each, again and again,
+/// until at most `fan_in` remain (each merged run is deleted); the file
+/// handles and read buffers of the final merge stay bounded.
+fn merge_in_stages(mut runs: Vec<PathBuf>, fan_in: usize, dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let mut made = 0usize;
+    while runs.len() > fan_in {
+        let mut next = Vec::with_capacity(runs.len().div_ceil(fan_in));
+        for chunk in runs.chunks(fan_in) {
+            if chunk.len() == 1 {
+                next.push(chunk[0].clone());
+                continue;
+            }
+            let path = dir.join(format!("merged-{made:06}"));
+            made += 1;
+            let mut w = RunWriter::create(&path)?;
+            merge::merge_into(Merge::new(open_runs(chunk)?)?, &mut w)?;
+            w.finish()?;
+            for p in chunk {
+                let _ = std::fs::remove_file(p);
+            }
+            next.push(path);
+        }
+        runs = next;
+    }
+    Ok(runs)
+}
+
 fn open_runs(runs: &[PathBuf]) -> Result<Vec<Source>, BuildError> {
     let mut out: Vec<Source> = Vec::with_capacity(runs.len());
     for r in runs {
@@ -281,6 +316,7 @@ pub fn build(
         for c in counters {
             runs.extend(c.finish()?);
         }
+        let runs = merge_in_stages(runs, options.merge_fan_in.max(2), &temp.0)?;
         if counting == Counting::Polyglot {
             let unsettled = unsettled_keys(Merge::new(open_runs(&runs)?)?)?;
             if !unsettled.is_empty() {

@@ -8,8 +8,8 @@
 //! halved in one of them) lost its order, and is "unsettled": `book build`
 //! counts it again in a second pass (see [`super`]).
 
-use super::run::RunError;
-use super::table::{Rec, HALVED, HEAD};
+use super::run::{RunError, RunWriter};
+use super::table::{Rec, HALVED, HEAD, SPLIT};
 use crate::book::make_book::COUNT_MAX;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -29,8 +29,9 @@ pub struct Group {
 impl Group {
     /// Whether halving made the combined Polyglot counts unreliable.
     pub fn unsettled(&self) -> bool {
-        let halved = self.moves.iter().chain(&self.head).any(|r| r.flags & HALVED != 0);
-        self.sources > 1 && (halved || self.moves.iter().any(|r| r.n >= COUNT_MAX))
+        let flagged = |flag: u8| self.moves.iter().chain(&self.head).any(|r| r.flags & flag != 0);
+        let split = self.sources > 1 || flagged(SPLIT);
+        split && (flagged(HALVED) || self.moves.iter().any(|r| r.n >= COUNT_MAX))
     }
 
     fn add(&mut self, r: Rec) {
@@ -103,6 +104,20 @@ impl Merge {
     }
 }
 
+/// Writes every group of `merge` to `out` as one run (moves, then the
+/// head, in run order); a position that came from several sources is
+/// flagged [`SPLIT`], so merging runs in stages decides exactly what one
+/// merge of them all would.
+pub fn merge_into(mut merge: Merge, out: &mut RunWriter) -> Result<(), RunError> {
+    while let Some(g) = merge.next_group()? {
+        let split = if g.sources > 1 { SPLIT } else { 0 };
+        for r in g.moves.iter().chain(&g.head) {
+            out.push(&Rec { flags: r.flags | split, ..*r })?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +153,26 @@ mod tests {
         assert!(!g.unsettled());
         g.moves[0].flags = HALVED;
         assert!(g.unsettled());
+        // One source, but an intermediate merge had combined it from two.
+        g.sources = 1;
+        assert!(!g.unsettled());
+        g.moves[0].flags = HALVED | SPLIT;
+        assert!(g.unsettled());
+    }
+
+    #[test]
+    fn staged_merging_marks_positions_combined_from_several_runs() {
+        let dir = crate::testdata::TempDir::new("merge-into");
+        let path = dir.file("m");
+        let mut w = RunWriter::create(&path).unwrap();
+        let a = vec![rec(1, 5, 2, 10), rec(3, 5, 1, 11)];
+        let b = vec![rec(1, 5, 3, 4), rec(1, HEAD, 5, 4)];
+        merge_into(Merge::new(vec![src(a), src(b)]).unwrap(), &mut w).unwrap();
+        assert_eq!(w.finish().unwrap(), 3);
+        let back: Vec<Rec> = super::super::run::RunReader::open(&path).unwrap().map(Result::unwrap).collect();
+        assert_eq!(
+            back.iter().map(|r| (r.key, r.mv, r.n, r.flags & SPLIT)).collect::<Vec<_>>(),
+            [(1, 5, 5, SPLIT), (1, HEAD, 5, SPLIT), (3, 5, 1, 0)]
+        );
     }
 }

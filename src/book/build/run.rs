@@ -21,13 +21,13 @@
 //! | 28 | 4 | points |
 //! | 32 | 4 | rated games (heads) |
 //! | 36 | 2 | move (Polyglot or engine move; 0xFFFF: the position's head) |
-//! | 38 | 1 | flags: bit 0 white moved, bit 1 halved; others 0 |
+//! | 38 | 1 | flags: bit 0 white moved, bit 1 halved, bit 2 split (merged from several runs); others 0 |
 //! | 39 | 1 | reserved, 0 |
 //!
 //! The reader checks the magic, the version, the reserved bits, the order
 //! and that the file holds exactly `n` records.
 
-use super::table::{Rec, HALVED, WHITE};
+use super::table::{Rec, HALVED, SPLIT, WHITE};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ fn encode(r: &Rec) -> [u8; RECORD_LEN] {
     b[28..32].copy_from_slice(&r.sum.to_le_bytes());
     b[32..36].copy_from_slice(&r.rating_n.to_le_bytes());
     b[36..38].copy_from_slice(&r.mv.to_le_bytes());
-    b[38] = r.flags & (WHITE | HALVED);
+    b[38] = r.flags & (WHITE | HALVED | SPLIT);
     b
 }
 
@@ -70,7 +70,7 @@ fn decode(b: &[u8; RECORD_LEN]) -> Option<Rec> {
     let u64_at =
         |i: usize| u64::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7]]);
     let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    if b[38] & !(WHITE | HALVED) != 0 || b[39] != 0 {
+    if b[38] & !(WHITE | HALVED | SPLIT) != 0 || b[39] != 0 {
         return None;
     }
     Some(Rec {
@@ -205,17 +205,15 @@ mod tests {
     }
 
     fn image(recs: &[Rec]) -> Vec<u8> {
-        let dir = std::env::temp_dir().join(format!("archivist-run-test-{}-{}", std::process::id(), recs.len()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r");
+        // Its own directory: tests writing images run in parallel.
+        let dir = crate::testdata::TempDir::new("run-image");
+        let path = dir.file("r");
         let mut w = RunWriter::create(&path).unwrap();
         for r in recs {
             w.push(r).unwrap();
         }
         assert_eq!(w.finish().unwrap(), recs.len() as u64);
-        let bytes = std::fs::read(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-        bytes
+        std::fs::read(&path).unwrap()
     }
 
     fn read(bytes: &[u8]) -> Result<Vec<Rec>, RunError> {
@@ -224,7 +222,7 @@ mod tests {
 
     #[test]
     fn round_trips_records() {
-        let recs = vec![rec(1, 2), rec(1, 3), rec(5, 0xFFFF), rec(9, 1)];
+        let recs = vec![rec(1, 2), rec(1, 3), rec(5, 0xFFFF), Rec { flags: WHITE | SPLIT, ..rec(9, 1) }];
         let bytes = image(&recs);
         assert_eq!(bytes.len(), 16 + 4 * RECORD_LEN);
         assert_eq!(read(&bytes).unwrap(), recs);

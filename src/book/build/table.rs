@@ -19,6 +19,9 @@ pub const HEAD: u16 = 0xFFFF;
 pub const WHITE: u8 = 1;
 /// Record flag (head): the position's counts were halved here.
 pub const HALVED: u8 = 2;
+/// Record flag: an intermediate merge combined the position from more than
+/// one run (it counts as split in the final merge).
+pub const SPLIT: u8 = 4;
 const USED: u8 = 0x80;
 
 /// One (key, move) record, or a position's head (`mv == HEAD`).

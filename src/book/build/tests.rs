@@ -99,12 +99,15 @@ fn halving_is_exact_when_the_counts_were_spilled() {
     let want = polyglot::encode(&entries);
     // Pinned (the usual case) and never pinned: then 1.e4's counts are
     // split across runs and counted again in a second pass.
-    for (threads, pin) in [(1, PIN_VISITS), (2, u32::MAX)] {
-        let opts = BuildOptions { pin_visits: pin, ..options(Target::Polyglot(mb.clone()), threads, 1) };
+    // A fan-in of 2 merges the runs in stages (positions split across runs
+    // carry that through the intermediate runs).
+    for (threads, pin, fan_in) in [(1, PIN_VISITS, 64), (2, u32::MAX, 64), (1, PIN_VISITS, 2), (2, u32::MAX, 2)] {
+        let opts =
+            BuildOptions { pin_visits: pin, merge_fan_in: fan_in, ..options(Target::Polyglot(mb.clone()), threads, 1) };
         let (got, summary) = build_bytes(&dir, text.as_bytes(), &opts);
         assert!(summary.runs > 2, "{summary:?}");
         assert_eq!(summary.recounted > 0, pin == u32::MAX, "{summary:?}");
-        assert_eq!(got, want, "threads {threads}, pin {pin}: {summary:?}");
+        assert_eq!(got, want, "threads {threads}, pin {pin}, fan-in {fan_in}: {summary:?}");
     }
 }
 
@@ -114,9 +117,10 @@ fn yacb_output_is_the_statistical_builders_with_a_fixed_elo() {
     let dir = Dir::new("yacb");
     let (entries, _) =
         statistical_entries(&pgn::parse(&text), &StatsOptions { max_ply: 30, min_game: 2, elo: Elo::rated(-700) });
-    for memory in [1024, 1] {
+    for (memory, fan_in) in [(1024, 64), (1, 64), (1, 2)] {
         let target = Target::Yacb { max_ply: 30, min_game: 2, elo: Some(-700) };
-        let (got, _) = build_bytes(&dir, text.as_bytes(), &options(target, 2, memory));
+        let opts = BuildOptions { merge_fan_in: fan_in, ..options(target, 2, memory) };
+        let (got, _) = build_bytes(&dir, text.as_bytes(), &opts);
         let book = YacbBook::from_vec(got).expect("a valid book");
         let read: Vec<_> = book.iter().map(|e| e.unwrap()).collect();
         assert_eq!(read, entries, "memory {memory}");
