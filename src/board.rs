@@ -240,6 +240,19 @@ impl Board {
         self.state.checkers.any()
     }
 
+    /// Does `m` capture (en passant included; castling, "king takes own
+    /// rook", does not)?
+    #[inline]
+    pub fn is_capture(&self, m: Move) -> bool {
+        (self.piece_on(m.to()).is_some() && !m.is_castling()) || m.kind() == MoveKind::EnPassant
+    }
+
+    /// Captures and promotions: the "noisy" or tactical moves.
+    #[inline]
+    pub fn is_noisy(&self, m: Move) -> bool {
+        self.is_capture(m) || m.kind() == MoveKind::Promotion
+    }
+
     #[inline]
     pub fn last_move(&self) -> Move {
         self.state.last_move

@@ -171,13 +171,13 @@ impl History {
 
 #[inline]
 pub fn is_capture(board: &Board, m: Move) -> bool {
-    (board.piece_on(m.to()).is_some() && !m.is_castling()) || m.kind() == MoveKind::EnPassant
+    board.is_capture(m)
 }
 
 /// Captures and promotions ("noisy" moves).
 #[inline]
 pub fn is_noisy(board: &Board, m: Move) -> bool {
-    is_capture(board, m) || m.kind() == MoveKind::Promotion
+    board.is_noisy(m)
 }
 
 fn mvv_lva(board: &Board, m: Move) -> i32 {

@@ -16,7 +16,7 @@ use crate::board::Board;
 use crate::nnue::feature_index;
 use crate::nnue::float::SplitMix;
 use crate::records::{self, score, Game, GameResult, Reader};
-use crate::types::{Color, Move, MoveKind};
+use crate::types::Color;
 use std::path::PathBuf;
 
 /// Most pieces a legal position has.
@@ -108,15 +108,6 @@ impl FilterCounts {
     }
 }
 
-/// Is `m` a capture, an en-passant capture or a promotion in `board`?
-fn is_tactical(board: &Board, m: Move) -> bool {
-    match m.kind() {
-        MoveKind::Promotion | MoveKind::EnPassant => true,
-        MoveKind::Castling => false,
-        MoveKind::Normal => board.piece_on(m.to()).is_some_and(|p| p.color() != board.side_to_move()),
-    }
-}
-
 /// Appends the kept positions of `game` to `out`.
 pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out: &mut Vec<Sample>) {
     let mut ply = 0u32;
@@ -126,7 +117,7 @@ pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out
             &mut counts.opening
         } else if board.in_check() {
             &mut counts.in_check
-        } else if is_tactical(board, p.mv) {
+        } else if board.is_noisy(p.mv) {
             &mut counts.tactical
         } else if score::to_cp(p.score).abs() > filter.max_cp {
             &mut counts.extreme

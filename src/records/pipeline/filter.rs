@@ -12,7 +12,7 @@
 
 use super::{games, write_kept, Summary};
 use crate::records::{score, GameResult, RecordError};
-use crate::types::{Color, MoveKind};
+use crate::types::Color;
 use std::io::Write;
 
 /// The tests of a filter; `None` / `false` tests nothing.
@@ -36,11 +36,8 @@ impl FilterOptions {
         if self.no_check && board.in_check() {
             return false;
         }
-        if self.no_tactical {
-            let capture = board.piece_on(ply.mv.to()).is_some() && ply.mv.kind() != MoveKind::Castling;
-            if capture || matches!(ply.mv.kind(), MoveKind::Promotion | MoveKind::EnPassant) {
-                return false;
-            }
+        if self.no_tactical && board.is_noisy(ply.mv) {
+            return false;
         }
         let cp = score::to_cp(ply.score);
         if self.max_cp.is_some_and(|m| cp.abs() > m) {
