@@ -3,7 +3,9 @@
 //! replayed on several threads, filtered ([`filter`]), counted in tables
 //! sharded by position key ([`counter`], [`table`]) and bounded by a
 //! memory budget, that spill sorted runs ([`run`]) to a temporary
-//! directory, merged at the end ([`merge`]) into
+//! directory. Each shard holds one range of keys, so the shards' runs are
+//! merged ([`merge`]) apart, on several threads, and their entries put
+//! one after another make
 //! a Polyglot book (byte-identical to `polyglot make-book`, see
 //! [`crate::book::make_book`]) or a YACB book ([`output`]).
 //!
@@ -34,16 +36,17 @@ pub use self::counter::PIN_VISITS;
 
 use self::counter::{Counter, Shards};
 use self::filter::{Filters, Rejection};
-use self::merge::Merge;
+use self::merge::{Group, Merge};
 use self::pipeline::{run_pass, Counting, Item, Meter, PassSpec};
 use self::run::{RunError, RunReader, RunWriter};
 use self::table::Rec;
 use crate::book::make_book::MakeBookOptions;
+use crate::book::polyglot::PolyglotEntry;
 use crate::book::yacb::{self, KeyType};
 use crate::input::InputError;
 use crate::pgn::ReplayError;
-use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::collections::HashMap;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -196,8 +199,14 @@ type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
 
 /// Merges groups of `fan_in` runs into one run each, again and again,
 /// until at most `fan_in` remain (each merged run is deleted); the file
-/// handles and read buffers of the final merge stay bounded.
-fn merge_in_stages(mut runs: Vec<PathBuf>, fan_in: usize, dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
+/// handles and read buffers of the final merge stay bounded. Merged runs
+/// are named `{prefix}-{n}`.
+fn merge_in_stages(
+    mut runs: Vec<PathBuf>,
+    fan_in: usize,
+    dir: &Path,
+    prefix: &str,
+) -> Result<Vec<PathBuf>, BuildError> {
     let mut made = 0usize;
     while runs.len() > fan_in {
         let mut next = Vec::with_capacity(runs.len().div_ceil(fan_in));
@@ -206,7 +215,7 @@ fn merge_in_stages(mut runs: Vec<PathBuf>, fan_in: usize, dir: &Path) -> Result<
                 next.push(chunk[0].clone());
                 continue;
             }
-            let path = dir.join(format!("merged-{made:06}"));
+            let path = dir.join(format!("{prefix}-{made:06}"));
             made += 1;
             let mut w = RunWriter::create(&path)?;
             merge::merge_into(Merge::new(open_runs(chunk)?)?, &mut w)?;
@@ -219,6 +228,60 @@ fn merge_in_stages(mut runs: Vec<PathBuf>, fan_in: usize, dir: &Path) -> Result<
         runs = next;
     }
     Ok(runs)
+}
+
+/// What merging one shard gave.
+#[derive(Default)]
+struct ShardBook {
+    /// Entries written to the shard's body file.
+    entries: u64,
+    /// Polyglot: the unsettled positions, in key order, kept out of the body.
+    unsettled: Vec<Group>,
+}
+
+/// Merges every shard's runs and table into its body file (`bodies[i]`:
+/// Polyglot or YACB entries, no header), `threads` shards at a time.
+fn merge_shards(
+    counters: Vec<Counter>,
+    target: &Target,
+    bodies: &[PathBuf],
+    threads: usize,
+    fan_in: usize,
+    dir: &Path,
+) -> Result<Vec<ShardBook>, BuildError> {
+    let todo = parking_lot::Mutex::new(counters.into_iter().rev().collect::<Vec<_>>());
+    let done = parking_lot::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let Some(c) = todo.lock().pop() else { break };
+                let shard = c.shard();
+                let result = merge_shard(c, target, &bodies[shard], fan_in, dir);
+                let failed = result.is_err();
+                done.lock().push((shard, result));
+                if failed {
+                    todo.lock().clear();
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner();
+    done.sort_by_key(|(shard, _)| *shard);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// One shard: its runs (merged in stages first when there are many) and
+/// what its table still holds, merged into its body file.
+fn merge_shard(c: Counter, target: &Target, body: &Path, fan_in: usize, dir: &Path) -> Result<ShardBook, BuildError> {
+    let prefix = format!("merged-{}", c.shard());
+    let runs = merge_in_stages(c.runs, fan_in, dir, &prefix)?;
+    let mut sources = open_runs(&runs)?;
+    sources.push(Box::new(c.table.into_sorted().into_iter().map(Ok)));
+    let merge = Merge::new(sources)?;
+    match target {
+        Target::Polyglot(book) => write_polyglot_body(body, book, merge),
+        Target::Yacb { min_game, elo, .. } => write_yacb_body(body, merge, *min_game, *elo),
+    }
 }
 
 fn open_runs(runs: &[PathBuf]) -> Result<Vec<Source>, BuildError> {
@@ -261,7 +324,6 @@ pub fn build(
     };
     let temp = TempDir::new(options.temp_dir.as_deref())?;
     let mut summary = Summary::default();
-    let mut recount = Recount::default();
     let shards = Shards::new(table_bytes, counting, &temp.0, options.pin_visits, false);
     let meter = Meter::default();
     let mut last_report = Instant::now();
@@ -307,30 +369,45 @@ pub fn build(
         summary.seconds = start.elapsed().as_secs_f64();
         return Err(BuildError::Damaged { summary: Box::new(summary) });
     }
-    let merge = if summary.runs == 0 {
-        let sources: Vec<Source> =
-            counters.into_iter().map(|c| Box::new(c.table.into_sorted().into_iter().map(Ok)) as Source).collect();
-        Merge::new(sources)?
-    } else {
-        let mut runs = Vec::new();
-        for c in counters {
-            runs.extend(c.finish()?);
+    let bodies: Vec<PathBuf> = (0..counters.len()).map(|s| temp.0.join(format!("body-{s}"))).collect();
+    let books =
+        merge_shards(counters, &options.target, &bodies, options.threads, options.merge_fan_in.max(2), &temp.0)?;
+    summary.entries = match &options.target {
+        Target::Yacb { .. } => {
+            concatenate(out, &yacb::header(&KeyType::Engine), &bodies)?;
+            books.iter().map(|b| b.entries).sum()
         }
-        let runs = merge_in_stages(runs, options.merge_fan_in.max(2), &temp.0)?;
-        if counting == Counting::Polyglot {
-            let unsettled = unsettled_keys(Merge::new(open_runs(&runs)?)?)?;
+        Target::Polyglot(book) => {
+            // The unsettled positions are counted again (or approximated)
+            // and spliced in by key.
+            let mut unsettled: Vec<Group> = books.into_iter().flat_map(|b| b.unsettled).collect();
+            let mut recount = Recount::default();
             if !unsettled.is_empty() {
                 if inputs.iter().any(|p| p == Path::new("-")) {
                     recount.approximate = true;
                 } else {
-                    spec.focus = Some(Arc::new(unsettled));
+                    spec.focus = Some(Arc::new(unsettled.iter().map(|g| g.key).collect()));
                     recount = second_pass(&spec, table_bytes, &temp.0)?;
                 }
             }
+            let mut spliced = Vec::with_capacity(unsettled.len());
+            for group in &mut unsettled {
+                let halve = match recount.moves.get(&group.key) {
+                    Some(m) if !recount.approximate => {
+                        group.moves = m.clone();
+                        summary.recounted += 1;
+                        false
+                    }
+                    _ => {
+                        summary.approximated += 1;
+                        true
+                    }
+                };
+                spliced.push((group.key, output::polyglot_entries(group, book, halve)));
+            }
+            splice_polyglot(out, &bodies, &spliced)?
         }
-        Merge::new(open_runs(&runs)?)?
     };
-    summary.entries = write_book(out, &options.target, merge, &recount, &mut summary)?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -353,17 +430,6 @@ struct Recount {
     approximate: bool,
 }
 
-/// The positions whose halving lost its order (see [`merge::Group::unsettled`]).
-fn unsettled_keys(mut merge: Merge) -> Result<HashSet<u64>, BuildError> {
-    let mut keys = HashSet::new();
-    while let Some(g) = merge.next_group()? {
-        if g.unsettled() {
-            keys.insert(g.key);
-        }
-    }
-    Ok(keys)
-}
-
 /// Counts the focus positions again, in game order, from the first game.
 fn second_pass(spec: &PassSpec<'_>, table_bytes: usize, dir: &Path) -> Result<Recount, BuildError> {
     let shards = Shards::new(table_bytes, spec.counting, dir, u32::MAX, true);
@@ -384,59 +450,108 @@ fn second_pass(spec: &PassSpec<'_>, table_bytes: usize, dir: &Path) -> Result<Re
     Ok(Recount { moves, approximate: false })
 }
 
-/// Writes the book from the merged groups; returns the entries written.
-fn write_book(
-    out: &Path,
-    target: &Target,
-    mut merge: Merge,
-    recount: &Recount,
-    summary: &mut Summary,
-) -> Result<u64, BuildError> {
-    let mut failed: Option<BuildError> = None;
-    let mut entries = 0u64;
-    let mut fill = |w: &mut dyn Write| -> std::io::Result<()> {
-        if let Target::Yacb { .. } = target {
-            w.write_all(&yacb::header(&KeyType::Engine))?;
+/// Writes the Polyglot entries of every settled position, in key order,
+/// to `body`; gives the unsettled positions (see
+/// [`merge::Group::unsettled`]), in key order.
+fn write_polyglot_body(body: &Path, options: &MakeBookOptions, mut merge: Merge) -> Result<ShardBook, BuildError> {
+    let file = std::fs::File::create(body).map_err(io_err(body))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+    let mut book = ShardBook::default();
+    while let Some(group) = merge.next_group()? {
+        if group.unsettled() {
+            book.unsettled.push(group.clone());
+            continue;
         }
-        loop {
-            let mut group = match merge.next_group() {
-                Ok(Some(g)) => g,
-                Ok(None) => return Ok(()),
+        for e in output::polyglot_entries(group, options, false) {
+            w.write_all(&e.to_bytes()).map_err(io_err(body))?;
+            book.entries += 1;
+        }
+    }
+    w.flush().map_err(io_err(body))?;
+    Ok(book)
+}
+
+/// Writes the YACB entries of the merged positions, in key order, to `body`.
+fn write_yacb_body(body: &Path, mut merge: Merge, min_game: u32, elo: Option<i32>) -> Result<ShardBook, BuildError> {
+    let file = std::fs::File::create(body).map_err(io_err(body))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+    let mut book = ShardBook::default();
+    while let Some(group) = merge.next_group()? {
+        if let Some(e) = output::yacb_entry(group, min_game, elo) {
+            w.write_all(&e.encode()).map_err(io_err(body))?;
+            book.entries += 1;
+        }
+    }
+    w.flush().map_err(io_err(body))?;
+    Ok(book)
+}
+
+/// Writes the book at `out`: `header`, then the bodies one after another.
+fn concatenate(out: &Path, header: &[u8], bodies: &[PathBuf]) -> Result<(), BuildError> {
+    let mut failed = None;
+    let written = crate::atomic_file::write_with(out, 1 << 16, |w| {
+        w.write_all(header)?;
+        for body in bodies {
+            match std::fs::File::open(body) {
+                Ok(mut f) => {
+                    std::io::copy(&mut f, w)?;
+                }
                 Err(e) => {
-                    failed = Some(e.into());
-                    return Err(std::io::Error::other("merge failed"));
-                }
-            };
-            match target {
-                Target::Polyglot(options) => {
-                    let mut halve = false;
-                    if group.unsettled() {
-                        match recount.moves.get(&group.key) {
-                            Some(m) if !recount.approximate => {
-                                group.moves = m.clone();
-                                summary.recounted += 1;
-                            }
-                            _ => {
-                                halve = true;
-                                summary.approximated += 1;
-                            }
-                        }
-                    }
-                    for e in output::polyglot_entries(&group, options, halve) {
-                        w.write_all(&e.to_bytes())?;
-                        entries += 1;
-                    }
-                }
-                Target::Yacb { min_game, elo, .. } => {
-                    if let Some(e) = output::yacb_entry(&group, *min_game, *elo) {
-                        w.write_all(&e.encode())?;
-                        entries += 1;
-                    }
+                    failed = Some(io_err(body)(e));
+                    return Err(std::io::Error::other("body missing"));
                 }
             }
         }
-    };
-    let written = crate::atomic_file::write_with(out, 1 << 16, |w| fill(w));
+        Ok(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written.map_err(io_err(out))
+}
+
+/// Writes the Polyglot book at `out`: the bodies' entries with each of
+/// `spliced`'s (key-ordered) positions put in its place; returns the
+/// entries written.
+fn splice_polyglot(out: &Path, bodies: &[PathBuf], spliced: &[(u64, Vec<PolyglotEntry>)]) -> Result<u64, BuildError> {
+    let mut entries = 0u64;
+    let mut failed = None;
+    let written = crate::atomic_file::write_with(out, 1 << 16, |w| {
+        let mut next = spliced.iter().peekable();
+        let put = |w: &mut dyn Write, list: &[PolyglotEntry]| -> std::io::Result<u64> {
+            for e in list {
+                w.write_all(&e.to_bytes())?;
+            }
+            Ok(list.len() as u64)
+        };
+        for body in bodies {
+            let mut input = match std::fs::File::open(body) {
+                Ok(f) => std::io::BufReader::with_capacity(1 << 16, f),
+                Err(e) => {
+                    failed = Some(io_err(body)(e));
+                    return Err(std::io::Error::other("body missing"));
+                }
+            };
+            let mut raw = [0u8; 16];
+            loop {
+                match input.read_exact(&mut raw) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                    Err(e) => return Err(e),
+                }
+                let key = u64::from_be_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7]]);
+                while let Some((_, list)) = next.next_if(|(k, _)| *k < key) {
+                    entries += put(w, list)?;
+                }
+                w.write_all(&raw)?;
+                entries += 1;
+            }
+        }
+        for (_, list) in next {
+            entries += put(w, list)?;
+        }
+        Ok(())
+    });
     if let Some(e) = failed {
         return Err(e);
     }

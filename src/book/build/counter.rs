@@ -17,10 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Shards of the key space (fixed: the spills do not depend on the threads).
 pub const SHARDS: usize = 8;
 
-/// The shard of a position key.
+/// The shard of a position key: its top bits, so each shard holds one
+/// range of keys and the shards' books, merged apart, follow one another
+/// in key order. Keys are Zobrist hashes, so the shards are even.
 #[inline]
 pub fn shard_of(key: u64) -> usize {
-    (key.wrapping_mul(0xA24B_AED4_963E_E407) >> 61) as usize
+    (key >> (64 - SHARDS.trailing_zeros())) as usize
 }
 
 /// Positions visited this often since the last spill stay in the table.
@@ -62,7 +64,7 @@ impl Counter {
         const AHEAD: usize = 8;
         for (i, e) in events.iter().enumerate() {
             if let Some(f) = events.get(i + AHEAD) {
-                self.table.prefetch(f.key, f.mv);
+                self.table.prefetch(f.key);
             }
             if !self.table.reserve(need) {
                 if self.no_spill {
@@ -117,13 +119,9 @@ impl Counter {
         Ok(())
     }
 
-    /// Spills what is left (when anything was spilled before) and gives
-    /// the runs, the table's memory freed.
-    pub fn finish(mut self) -> Result<Vec<PathBuf>, BuildError> {
-        if !self.table.is_empty() {
-            self.spill_all()?;
-        }
-        Ok(self.runs)
+    /// The shard's index.
+    pub fn shard(&self) -> usize {
+        self.shard
     }
 }
 

@@ -12,6 +12,7 @@ use super::run::{RunError, RunWriter};
 use super::table::{Rec, HALVED, HEAD, SPLIT};
 use crate::book::make_book::COUNT_MAX;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// One position's records from every source, combined.
@@ -62,11 +63,23 @@ pub struct Merge {
     sources: Vec<Source>,
     heap: BinaryHeap<Reverse<(u64, u16, usize)>>,
     pending: Vec<Option<Rec>>,
+    /// The group handed out last (its buffers are reused).
+    group: Group,
+    /// Per source: the number of the last group it gave to.
+    stamp: Vec<u64>,
+    groups: u64,
 }
 
 impl Merge {
     pub fn new(sources: Vec<Source>) -> Result<Merge, RunError> {
-        let mut m = Merge { pending: vec![None; sources.len()], sources, heap: BinaryHeap::new() };
+        let mut m = Merge {
+            pending: vec![None; sources.len()],
+            stamp: vec![0; sources.len()],
+            sources,
+            heap: BinaryHeap::new(),
+            group: Group::default(),
+            groups: 0,
+        };
         for i in 0..m.sources.len() {
             m.refill(i)?;
         }
@@ -82,25 +95,38 @@ impl Merge {
     }
 
     /// The next position, or `None` at the end.
-    pub fn next_group(&mut self) -> Result<Option<Group>, RunError> {
+    pub fn next_group(&mut self) -> Result<Option<&mut Group>, RunError> {
         let Some(&Reverse((key, _, _))) = self.heap.peek() else { return Ok(None) };
-        let mut group = Group { key, ..Group::default() };
-        let mut seen = Vec::new();
-        while let Some(&Reverse((k, _, i))) = self.heap.peek() {
+        self.groups += 1;
+        let group = &mut self.group;
+        group.key = key;
+        group.head = None;
+        group.moves.clear();
+        group.sources = 0;
+        while let Some(mut top) = self.heap.peek_mut() {
+            let Reverse((k, _, i)) = *top;
             if k != key {
                 break;
             }
-            self.heap.pop();
             if let Some(r) = self.pending[i].take() {
-                group.add(r);
+                self.group.add(r);
             }
-            if !seen.contains(&i) {
-                seen.push(i);
+            if self.stamp[i] != self.groups {
+                self.stamp[i] = self.groups;
+                self.group.sources += 1;
             }
-            self.refill(i)?;
+            // The source's next record takes its place: one sift, not two.
+            match self.sources[i].next().transpose()? {
+                Some(r) => {
+                    *top = Reverse((r.key, r.mv, i));
+                    self.pending[i] = Some(r);
+                }
+                None => {
+                    PeekMut::pop(top);
+                }
+            }
         }
-        group.sources = seen.len() as u32;
-        Ok(Some(group))
+        Ok(Some(&mut self.group))
     }
 }
 

@@ -34,6 +34,11 @@ pub fn rating_to_elo(rating_sum: u64, rated_games: u32) -> i32 {
 /// halving to counts that were added up (used only where the order of
 /// the games was lost and could not be counted again).
 pub fn polyglot_entries(group: &Group, options: &MakeBookOptions, halve: bool) -> Vec<PolyglotEntry> {
+    // Most positions of a database are met once: nothing to keep (halving
+    // only lowers counts).
+    if group.moves.iter().all(|r| r.n < options.min_game) {
+        return Vec::new();
+    }
     let mut moves = group.moves.clone();
     if halve {
         while moves.iter().any(|r| r.n >= COUNT_MAX) {

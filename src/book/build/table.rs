@@ -66,10 +66,6 @@ impl Rec {
 const SLOT_PEAK_BYTES: usize = std::mem::size_of::<Rec>() * 3 / 2;
 const MIN_SLOTS: usize = 1 << 12;
 
-fn slot_hash(key: u64, mv: u16) -> u64 {
-    (key ^ (mv as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93)
-}
-
 /// The counting table (see the module doc).
 pub struct Table {
     slots: Vec<Rec>,
@@ -108,8 +104,14 @@ impl Table {
         self.slots.len() / 4 * 3
     }
 
-    fn home(&self, key: u64, mv: u16) -> usize {
-        ((slot_hash(key, mv) as u128 * self.slots.len() as u128) >> 64) as usize
+    /// The first slot a position's records may take: grows with the key
+    /// below the shard bits (keys are Zobrist hashes, uniform, and a
+    /// shard's share one value of the top bits, [`super::counter::shard_of`]),
+    /// so the table is nearly in key order already and a position's
+    /// records sit side by side.
+    fn home(&self, key: u64) -> usize {
+        let below_shard = key.rotate_left(super::counter::SHARDS.trailing_zeros());
+        ((below_shard as u128 * self.slots.len() as u128) >> 64) as usize
     }
 
     /// Makes room for `extra` more records, growing within the budget;
@@ -146,27 +148,27 @@ impl Table {
         }
     }
 
-    /// Asks the CPU to fetch the home slots of (key, move) and of the
-    /// position's head, ahead of their use (a hint; no-op off x86-64).
+    /// Asks the CPU to fetch the home slot of a position (where its
+    /// moves and head are), ahead of its use (a hint; no-op off x86-64).
     #[inline]
-    pub fn prefetch(&self, key: u64, mv: u16) {
+    pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
-        for m in [mv, HEAD] {
-            let p = self.slots.as_ptr().wrapping_add(self.home(key, m)) as *const i8;
+        {
+            let p = self.slots.as_ptr().wrapping_add(self.home(key)) as *const i8;
             // SAFETY: `home` is below `slots.len()`, so `p` points into our
             // live allocation; a prefetch has no effect besides caching and
             // cannot fault.
             unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (key, mv);
+        let _ = key;
     }
 
     /// The slot of (key, move), created when missing (the caller reserved
     /// room); and whether it is new.
     fn slot(&mut self, key: u64, mv: u16) -> (usize, bool) {
         let n = self.slots.len();
-        let mut i = self.home(key, mv);
+        let mut i = self.home(key);
         loop {
             let r = &mut self.slots[i];
             if !r.used() {
@@ -240,17 +242,36 @@ impl Table {
         r
     }
 
-    /// Sorts the records in place (key, then move) at the front of the array.
+    /// Sorts the records in place (key, then move) at the front of the
+    /// array. Slot order nearly is key order (see [`Table::home`]): the
+    /// records are gathered in slot order, those that wrapped around the
+    /// end moved back to the end, and an insertion sort finishes the job
+    /// (a general sort takes over should it have too much to do).
     fn sort_in_place(&mut self) -> usize {
+        let n = self.slots.len();
+        // The cluster at slot 0 may hold records whose home is near the end.
+        let first_free = self.slots.iter().position(|r| !r.used()).unwrap_or(n);
+        let mut wrapped = Vec::new();
+        for i in 0..first_free {
+            if self.home(self.slots[i].key) >= n / 2 {
+                wrapped.push(std::mem::take(&mut self.slots[i]));
+            }
+        }
         let mut w = 0;
-        for i in 0..self.slots.len() {
+        for i in 0..n {
             if self.slots[i].used() {
                 self.slots.swap(w, i);
                 w += 1;
             }
         }
+        for r in wrapped {
+            self.slots[w] = r;
+            w += 1;
+        }
         let live = &mut self.slots[..w];
-        live.sort_unstable_by(Rec::order);
+        if !insertion_sort(live, 16 * w + 1024) {
+            live.sort_unstable_by(Rec::order);
+        }
         w
     }
 
@@ -337,6 +358,23 @@ fn exported(group: &[Rec], halving: bool) -> impl Iterator<Item = Rec> + '_ {
         }
         r
     })
+}
+
+/// Sorts nearly sorted records by [`Rec::order`], giving up (`false`)
+/// after `budget` moves.
+fn insertion_sort(recs: &mut [Rec], mut budget: usize) -> bool {
+    for i in 1..recs.len() {
+        let mut j = i;
+        while j > 0 && recs[j - 1].order(&recs[j]) == Ordering::Greater {
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
+            recs.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    true
 }
 
 /// The (start, end) of each run of equal keys in sorted records.
