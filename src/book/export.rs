@@ -308,7 +308,7 @@ mod tests {
         let t = tree_of("1. e4 e5 2. Nf3 *\n\n1. e4 c5 *\n\n1. d4 *\n\n1. e4 e5 2. Bc4 *\n", 10);
         let text = pgn_text(&t, "tree");
         assert!(text.contains("1. e4 (1. d4) 1... e5 (1... c5) 2. Nf3 (2. Bc4) *"), "{text}");
-        let games = pgn::parse_with(&text, pgn::ReadOptions { variations: true });
+        let games = pgn::parse_with(&text, pgn::ReadOptions { variations: true, ..ReadOptions::default() });
         assert_eq!(games[0].moves, ["e4", "e5", "Nf3"]);
         assert_eq!(games[0].notes[0].variations[0].moves, ["d4"]);
     }

@@ -18,6 +18,9 @@ use std::sync::Arc;
 pub struct ReadOptions {
     /// Keep variations (skipped when off).
     pub variations: bool,
+    /// Drop comments, NAGs and variations (`notes` left empty, not one
+    /// per move): for readers that want only the moves, such as `book build`.
+    pub skip_notes: bool,
 }
 
 /// Parses every game in `text`, variations skipped.
@@ -101,10 +104,11 @@ impl Builder {
         }
     }
 
-    fn comment(&mut self, text: String) {
-        if self.skip > 0 {
+    fn comment(&mut self, text: &str) {
+        if self.skip > 0 || self.options.skip_notes {
             return;
         }
+        let text = text.to_string();
         let line = self.line();
         match line.notes.last_mut() {
             Some(notes) => notes.comments.push(Comment(text)),
@@ -113,7 +117,7 @@ impl Builder {
     }
 
     fn nag(&mut self, nag: u8) {
-        if self.skip > 0 {
+        if self.skip > 0 || self.options.skip_notes {
             return;
         }
         if let Some(notes) = self.line().notes.last_mut() {
@@ -159,13 +163,20 @@ impl Builder {
             return;
         }
         let san = stripped.trim_end_matches(['!', '?']);
-        let nag = suffix_nag(&stripped[san.len()..]);
+        let nag = suffix_nag(&stripped[san.len()..]).filter(|_| !self.options.skip_notes);
         if san.is_empty() {
             return;
         }
+        let skip_notes = self.options.skip_notes;
         let line = self.line();
+        if line.moves.capacity() == 0 {
+            // Room for a whole game of ordinary length: one allocation.
+            line.moves.reserve(128);
+        }
         line.moves.push(SanText::new(san));
-        line.notes.push(Notes { nags: nag.into_iter().collect(), ..Notes::default() });
+        if !skip_notes {
+            line.notes.push(Notes { nags: nag.into_iter().collect(), ..Notes::default() });
+        }
         self.in_moves = true;
     }
 }
@@ -181,67 +192,70 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
         skip: 0,
         in_moves: false,
     };
-    let mut chars = text.chars().peekable();
+    // Every character the loop consumes without making it part of a token
+    // comes after a delimiter, so a token is one slice of `text`, from
+    // `start` to the delimiter. Delimiters are ASCII, so the slices fall
+    // on character boundaries.
+    let bytes = text.as_bytes();
+    let find = |from: usize, end: u8| bytes[from..].iter().position(|&d| d == end).map_or(bytes.len(), |n| from + n);
+    let mut i = 0;
+    let mut start: Option<usize> = None;
     let mut at_line_start = true;
-    let mut token = String::new();
-    let rest_of_line = |chars: &mut std::iter::Peekable<std::str::Chars>| {
-        let mut s = String::new();
-        for d in chars.by_ref() {
-            if d == '\n' {
-                break;
-            }
-            s.push(d);
-        }
-        s
-    };
-    let upto = |chars: &mut std::iter::Peekable<std::str::Chars>, end: char| {
-        let mut s = String::new();
-        for d in chars.by_ref() {
-            if d == end {
-                break;
-            }
-            s.push(d);
-        }
-        s
-    };
-    while let Some(c) = chars.next() {
+    while i < bytes.len() {
+        let c = bytes[i];
+        let (width, space) = if c < 0x80 {
+            (1, matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
+        } else {
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            (ch.len_utf8(), ch.is_whitespace())
+        };
         let line_start = at_line_start;
-        at_line_start = c == '\n';
-        let delimiter = c.is_whitespace() || matches!(c, '{' | ';' | '(' | ')') || c == '[' && !b.in_moves;
-        if delimiter && !token.is_empty() {
-            b.token(&token);
-            token.clear();
+        at_line_start = c == b'\n';
+        let delimiter = space || matches!(c, b'{' | b';' | b'(' | b')') || c == b'[' && !b.in_moves;
+        if delimiter {
+            if let Some(s) = start.take() {
+                b.token(&text[s..i]);
+            }
         }
         match c {
-            '%' if line_start => {
-                rest_of_line(&mut chars);
+            b'%' if line_start => {
+                i = find(i + 1, b'\n') + 1;
                 at_line_start = true;
+                continue;
             }
-            '[' if (!b.in_moves || line_start) && b.skip == 0 && b.open.is_empty() => {
-                if !token.is_empty() {
-                    b.token(&token);
-                    token.clear();
+            b'[' if (!b.in_moves || line_start) && b.skip == 0 && b.open.is_empty() => {
+                if let Some(s) = start.take() {
+                    b.token(&text[s..i]);
                 }
-                let inner = upto(&mut chars, ']');
-                b.tag(&inner);
+                let end = find(i + 1, b']');
+                b.tag(&text[i + 1..end]);
+                i = end + 1;
+                continue;
             }
-            '{' => {
-                let text = upto(&mut chars, '}');
-                b.comment(text);
+            b'{' => {
+                let end = find(i + 1, b'}');
+                b.comment(&text[i + 1..end]);
+                i = end + 1;
+                continue;
             }
-            ';' => {
-                let text = rest_of_line(&mut chars);
+            b';' => {
+                let end = find(i + 1, b'\n');
+                b.comment(&text[i + 1..end]);
                 at_line_start = true;
-                b.comment(text);
+                i = end + 1;
+                continue;
             }
-            '(' => b.open_variation(),
-            ')' => b.close_variation(),
-            c if c.is_whitespace() => {}
-            c => token.push(c),
+            b'(' => b.open_variation(),
+            b')' => b.close_variation(),
+            _ if space => {}
+            _ => {
+                start.get_or_insert(i);
+            }
         }
+        i += width;
     }
-    if !token.is_empty() {
-        b.token(&token);
+    if let Some(s) = start {
+        b.token(&text[s..]);
     }
     if b.has_content() {
         b.finish(None);

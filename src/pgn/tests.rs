@@ -38,7 +38,7 @@ fn reads_nags_and_move_suffixes_as_nag_numbers() {
 #[test]
 fn keeps_nested_variations_when_asked() {
     let text = format!("{KINGS}1. Kb1 (1. Ka2 {{alt}} Kg2 (1... Kh2)) 1... Kg1 *");
-    let g = &parse_with(&text, ReadOptions { variations: true })[0];
+    let g = &parse_with(&text, ReadOptions { variations: true, ..ReadOptions::default() })[0];
     assert_eq!(g.moves, vec!["Kb1", "Kg1"]);
     let v = &g.notes[0].variations;
     assert_eq!(v.len(), 1);
@@ -120,7 +120,7 @@ proptest::proptest! {
     #[test]
     fn reading_any_text_never_panics(text in "[\\[\\]{}();%$!?.0-9a-hKQRBNOx+#\"=/* \n-]{0,200}") {
         for variations in [false, true] {
-            for g in parse_with(&text, ReadOptions { variations }) {
+            for g in parse_with(&text, ReadOptions { variations, ..ReadOptions::default() }) {
                 proptest::prop_assert_eq!(g.moves.len(), g.notes.len());
                 let _ = g.replay();
                 for c in g.notes.iter().flat_map(|n| &n.comments) {
@@ -142,4 +142,23 @@ fn moves_are_held_inline_and_a_token_longer_than_any_san_is_kept_whole() {
         Err(ReplayError::IllegalMove { ply: 3, san, .. }) => assert_eq!(san, long),
         other => panic!("expected the long token as an illegal move, got {other:?}"),
     }
+}
+
+#[test]
+fn skip_notes_keeps_the_moves_and_tags_and_drops_comments_nags_and_variations() {
+    let text = format!("{KINGS}{{ intro }} 1. Kb1! {{ [%clk 0:01:00] }} (1. Ka2) Kg1 $3 ; rest\n2. Kc1 1-0\n");
+    let options = ReadOptions { variations: true, skip_notes: true };
+    let g = &parse_with(&text, options)[0];
+    let full = &parse_with(&text, ReadOptions { variations: true, ..ReadOptions::default() })[0];
+    assert_eq!(g.moves, full.moves);
+    assert_eq!((g.tags.clone(), g.result.clone()), (full.tags.clone(), full.result.clone()));
+    assert!(g.notes.is_empty() && g.intro.is_empty(), "{g:?}");
+    assert_eq!(full.notes[0].nags, [1]);
+}
+
+#[test]
+fn any_unicode_space_separates_moves() {
+    let text = format!("{KINGS}1.\u{a0}Kb1\u{2003}Kg1\t2.\u{3000}Kc1 é *");
+    let g = &parse(&text)[0];
+    assert_eq!(g.moves, vec!["Kb1", "Kg1", "Kc1", "é"]);
 }

@@ -193,7 +193,7 @@ fn count_in_order<E>(
 
 /// Parses, filters and replays one batch.
 pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, batch: &Batch) -> BatchOut {
-    let games = batch.parse(ReadOptions::default(), Some(file));
+    let games = batch.parse(ReadOptions { skip_notes: true, ..ReadOptions::default() }, Some(file));
     let mut out = BatchOut {
         events: Vec::with_capacity(batch.text.len() / 8),
         games: games.len() as u64,
