@@ -115,6 +115,30 @@ fn two_threads_search_returns_a_legal_move() {
 }
 
 #[test]
+fn depth_limited_search_on_two_threads_answers_at_the_depth_with_its_line() {
+    // Whichever thread completes the depth first ends the search; the
+    // answer and the last info line are that thread's.
+    let infos = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let sink = infos.clone();
+    let mut e = Engine::new(Arc::new(move |ev| {
+        if let SearchEvent::Info(i) = ev {
+            sink.lock().push(i);
+        }
+    }));
+    e.set_option("Threads", Some("2")).unwrap();
+    for fen in crate::bench::POSITIONS.iter().take(12) {
+        e.new_game();
+        e.set_position(Some(fen), &[]).unwrap();
+        infos.lock().clear();
+        let out = e.search_sync(depth(9)).unwrap();
+        assert!(e.board().is_legal(out.best), "{fen}");
+        assert_eq!(out.depth, 9, "{fen}");
+        let last = infos.lock().last().cloned().expect("an info line");
+        assert_eq!((last.depth, last.pv.first().copied()), (9, Some(out.best)), "{fen}");
+    }
+}
+
+#[test]
 fn rejects_unknown_options_and_out_of_range_values() {
     let mut e = quiet_engine();
     assert!(matches!(e.set_option("NoSuchOption", Some("1")), Err(EngineError::UnknownOption(_))));

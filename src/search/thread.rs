@@ -171,6 +171,24 @@ fn run(
         report(SearchEvent::Message(text));
     }
     let nodes = shared.total_nodes();
+    // A depth-limited search ends when any thread completes the depth
+    // (see `Worker::iterate`): its answer is the deepest thread's, the
+    // main thread's on a tie, and an info line shows that thread's line.
+    // Otherwise the main thread answers.
+    let mut answer: &Worker = main;
+    if limits.depth.is_some() {
+        for h in helpers.iter() {
+            if h.completed_depth > answer.completed_depth {
+                answer = h;
+            }
+        }
+        if answer.id != 0 {
+            if let Some(rm) = answer.root_moves.first() {
+                answer.emit(&ctx, answer.info_for(&ctx, answer.completed_depth, 0, rm.score, None));
+            }
+        }
+    }
+    let main = answer;
     let Some(best_rm) = main.root_moves.first() else {
         return Outcome { nodes, ..empty_outcome() };
     };
@@ -384,7 +402,14 @@ impl Worker {
             }
         }
         ctx.shared.node_counts[self.id].store(self.nodes, Relaxed);
-        if main {
+        // A helper that completes a depth limit ends the search too (`run`
+        // answers with the deepest thread); not while pondering or in `go
+        // infinite`, where only the GUI ends it.
+        let helper_done = limits.depth.is_some()
+            && self.completed_depth >= max_depth
+            && !limits.infinite
+            && !ctx.shared.pondering.load(Relaxed);
+        if main || helper_done {
             ctx.shared.stop.store(true, Relaxed);
         }
     }
@@ -424,7 +449,7 @@ impl Worker {
     }
 
     fn info_for(&self, ctx: &Ctx, depth: i32, idx: usize, value: i32, bound: Option<Bound>) -> InfoLine {
-        let nodes = ctx.shared.total_nodes() - ctx.shared.node_counts[0].load(Relaxed) + self.nodes;
+        let nodes = ctx.shared.total_nodes() - ctx.shared.node_counts[self.id].load(Relaxed) + self.nodes;
         let time_ms = ctx.shared.elapsed_ms();
         let rm = self.root_moves.get(idx);
         let value = match rm.and_then(|r| r.tb_value) {
