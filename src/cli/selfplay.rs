@@ -136,8 +136,10 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
         hooks.adjudicator = Some(selfplay::open_tablebases(dirs)?);
     }
     if let Some(path) = &preset.eval_file {
-        let net = crate::nnue::Network::load(path).with_context(|| format!("--eval-file {}", path.display()))?;
+        // Read once: the network and the checksum in the log come from the same bytes.
         let bytes = std::fs::read(path).with_context(|| format!("--eval-file {}", path.display()))?;
+        let net =
+            crate::nnue::Network::from_bytes(&bytes).with_context(|| format!("--eval-file {}", path.display()))?;
         let what = format!(
             "network {} (768 -> {}) x 2 -> 1, FNV-1a {:016x}",
             path.display(),
