@@ -54,7 +54,7 @@ pub struct State {
     pub last_move: Move,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Board {
     by_type: [Bitboard; 6],
     by_color: [Bitboard; 2],
@@ -74,6 +74,21 @@ pub struct Board {
     plies_since_setup: u16,
     state: State,
     history: Vec<State>,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        let mut b = Board { history: Vec::new(), ..*self };
+        b.history.clone_from(&self.history);
+        b
+    }
+
+    /// Keeps `self`'s history allocation (replaying many games on one board).
+    fn clone_from(&mut self, source: &Board) {
+        let mut history = std::mem::take(&mut self.history);
+        history.clone_from(&source.history);
+        *self = Board { history, ..*source };
+    }
 }
 
 impl PartialEq for Board {

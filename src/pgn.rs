@@ -23,10 +23,12 @@
 mod comment;
 pub mod read;
 pub mod stream;
+pub mod view;
 
 pub use comment::{Comment, Eval};
 pub use read::{parse, parse_with, read_file, ReadOptions};
 pub use stream::{Batch, GameBatches};
+pub use view::{for_each_game, GameView};
 
 use crate::board::notation::NotationError;
 use crate::board::{Board, FenError};
@@ -199,10 +201,7 @@ impl Game {
     }
 
     pub fn is_chess960(&self) -> bool {
-        self.tag("Variant").is_some_and(|v| {
-            let v = v.to_ascii_lowercase();
-            v.contains("960") || v.contains("fischer")
-        })
+        chess960_variant(self.tag("Variant"))
     }
 
     /// Declares the game Chess960 (a `Variant` tag), for files whose games
@@ -216,16 +215,8 @@ impl Game {
 
     /// The position the game starts from.
     pub fn start_board(&self) -> Result<Board, ReplayError> {
-        let chess960 = self.is_chess960();
-        match self.tag("FEN") {
-            Some(fen) => Board::from_fen(fen, chess960)
-                .map_err(|error| ReplayError::BadStart { game: self.source.clone(), error }),
-            None => {
-                let mut b = Board::startpos();
-                b.set_chess960(chess960);
-                Ok(b)
-            }
-        }
+        start_position(self.tag("FEN"), self.is_chess960())
+            .map_err(|error| ReplayError::BadStart { game: self.source.clone(), error })
     }
 
     /// Plays the main line: the start, its moves and the end position.
@@ -245,20 +236,53 @@ impl Game {
     /// Plays the first `max_ply` moves (later ones are not even parsed),
     /// calling `visit(board_before, move)` (which must leave the board as it
     /// found it); returns the position reached.
-    pub fn replay_first(&self, max_ply: usize, mut visit: impl FnMut(&mut Board, Move)) -> Result<Board, ReplayError> {
+    pub fn replay_first(&self, max_ply: usize, visit: impl FnMut(&mut Board, Move)) -> Result<Board, ReplayError> {
         let mut board = self.start_board()?;
-        for (i, san) in self.moves.iter().take(max_ply).enumerate() {
-            let m = board.parse_san(san).map_err(|error| ReplayError::IllegalMove {
-                game: self.source.clone(),
-                ply: i + 1,
-                san: san.to_string(),
-                error,
-            })?;
-            visit(&mut board, m);
-            board.make_move(m);
-        }
+        replay_sans(&mut board, self.moves.iter().map(|m| m.as_str()), max_ply, || self.source.clone(), visit)?;
         Ok(board)
     }
+}
+
+/// Whether a `Variant` tag says Chess960.
+fn chess960_variant(variant: Option<&str>) -> bool {
+    variant.is_some_and(|v| {
+        let v = v.to_ascii_lowercase();
+        v.contains("960") || v.contains("fischer")
+    })
+}
+
+/// The position a game starts from: its `FEN` tag, else the start position.
+fn start_position(fen: Option<&str>, chess960: bool) -> Result<Board, FenError> {
+    match fen {
+        Some(fen) => Board::from_fen(fen, chess960),
+        None => {
+            let mut b = Board::startpos();
+            b.set_chess960(chess960);
+            Ok(b)
+        }
+    }
+}
+
+/// Plays the first `max_ply` of `sans` on `board`, calling
+/// `visit(board_before, move)`; an illegal move names the game `source()`.
+fn replay_sans<'a>(
+    board: &mut Board,
+    sans: impl Iterator<Item = &'a str>,
+    max_ply: usize,
+    source: impl FnOnce() -> GameSource,
+    mut visit: impl FnMut(&mut Board, Move),
+) -> Result<(), ReplayError> {
+    for (i, san) in sans.take(max_ply).enumerate() {
+        let m = match board.parse_san(san) {
+            Ok(m) => m,
+            Err(error) => {
+                return Err(ReplayError::IllegalMove { game: source(), ply: i + 1, san: san.to_string(), error })
+            }
+        };
+        visit(board, m);
+        board.make_move(m);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -43,6 +43,58 @@ fn is_result(tok: &str) -> bool {
     matches!(tok, "1-0" | "0-1" | "1/2-1/2" | "*")
 }
 
+/// What a movetext token is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Token<'t> {
+    /// `1-0`, `0-1`, `1/2-1/2`, `*`.
+    Result,
+    /// `$n` (after any move number); `None` when `n` is no NAG.
+    Nag(Option<u8>),
+    /// A move with its move number removed, and its `!`/`?` suffix.
+    Move { san: &'t str, suffix: &'t str },
+    /// A bare move number, or a suffix alone.
+    Empty,
+}
+
+impl<'t> Token<'t> {
+    pub(super) fn of(t: &'t str) -> Token<'t> {
+        if is_result(t) {
+            return Token::Result;
+        }
+        let stripped = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('.');
+        if let Some(n) = stripped.strip_prefix('$') {
+            return Token::Nag(n.parse::<u8>().ok());
+        }
+        let san = stripped.trim_end_matches(['!', '?']);
+        if san.is_empty() {
+            return Token::Empty;
+        }
+        Token::Move { san, suffix: &stripped[san.len()..] }
+    }
+}
+
+/// What the tokenizer ([`tokenize`]) feeds: a game builder.
+pub(super) trait Sink<'t> {
+    /// Moves were read since the last tag section (a `[` then starts a
+    /// tag section only at a line start).
+    fn in_moves(&self) -> bool;
+    /// Inside a variation, kept or skipped (a `[` there is no tag).
+    fn in_variation(&self) -> bool;
+    fn token(&mut self, t: &'t str);
+    /// The text between `[` and `]`.
+    fn tag(&mut self, inner: &'t str);
+    fn comment(&mut self, text: &'t str);
+    fn open_variation(&mut self);
+    fn close_variation(&mut self);
+}
+
+/// A tag section's name and value (quotes and `\"` escapes removed).
+pub(super) fn tag_pair(inner: &str) -> Option<(&str, std::borrow::Cow<'_, str>)> {
+    let (k, v) = inner.trim().split_once(char::is_whitespace)?;
+    let v = v.trim().trim_matches('"');
+    Some((k, if v.contains("\\\"") { v.replace("\\\"", "\"").into() } else { v.into() }))
+}
+
 /// The NAG of a move suffix.
 fn suffix_nag(suffix: &str) -> Option<u8> {
     Some(match suffix {
@@ -98,9 +150,8 @@ impl Builder {
             // A new tag section without a result: close the game.
             self.finish(None);
         }
-        if let Some((k, v)) = inner.trim().split_once(char::is_whitespace) {
-            let v = v.trim().trim_matches('"').replace("\\\"", "\"");
-            self.game.tags.push((k.to_string(), v));
+        if let Some((k, v)) = tag_pair(inner) {
+            self.game.tags.push((k.to_string(), v.into_owned()));
         }
     }
 
@@ -146,27 +197,24 @@ impl Builder {
     }
 
     fn token(&mut self, t: &str) {
-        if is_result(t) {
-            if self.skip == 0 && self.open.is_empty() {
-                self.finish(Some(t.to_string()));
+        let (san, suffix) = match Token::of(t) {
+            Token::Result => {
+                if self.skip == 0 && self.open.is_empty() {
+                    self.finish(Some(t.to_string()));
+                }
+                return;
             }
-            return;
-        }
-        let stripped = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('.');
-        if let Some(n) = stripped.strip_prefix('$') {
-            if let Ok(n) = n.parse::<u8>() {
-                self.nag(n);
+            Token::Nag(n) => {
+                if let Some(n) = n {
+                    self.nag(n);
+                }
+                return;
             }
-            return;
-        }
-        if stripped.is_empty() || self.skip > 0 {
-            return;
-        }
-        let san = stripped.trim_end_matches(['!', '?']);
-        let nag = suffix_nag(&stripped[san.len()..]).filter(|_| !self.options.skip_notes);
-        if san.is_empty() {
-            return;
-        }
+            Token::Empty => return,
+            Token::Move { .. } if self.skip > 0 => return,
+            Token::Move { san, suffix } => (san, suffix),
+        };
+        let nag = suffix_nag(suffix).filter(|_| !self.options.skip_notes);
         let skip_notes = self.options.skip_notes;
         let line = self.line();
         if line.moves.capacity() == 0 {
@@ -192,6 +240,40 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
         skip: 0,
         in_moves: false,
     };
+    tokenize(text, &mut b);
+    if b.has_content() {
+        b.finish(None);
+    }
+    b.games
+}
+
+impl<'t> Sink<'t> for Builder {
+    fn in_moves(&self) -> bool {
+        self.in_moves
+    }
+    fn in_variation(&self) -> bool {
+        self.skip > 0 || !self.open.is_empty()
+    }
+    fn token(&mut self, t: &'t str) {
+        Builder::token(self, t);
+    }
+    fn tag(&mut self, inner: &'t str) {
+        Builder::tag(self, inner);
+    }
+    fn comment(&mut self, text: &'t str) {
+        Builder::comment(self, text);
+    }
+    fn open_variation(&mut self) {
+        Builder::open_variation(self);
+    }
+    fn close_variation(&mut self) {
+        Builder::close_variation(self);
+    }
+}
+
+/// Cuts `text` into tokens for `sink` (the end of the text closes no game:
+/// the caller does).
+pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
     // Every character the loop consumes without making it part of a token
     // comes after a delimiter, so a token is one slice of `text`, from
     // `start` to the delimiter. Delimiters are ASCII, so the slices fall
@@ -211,7 +293,7 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
         };
         let line_start = at_line_start;
         at_line_start = c == b'\n';
-        let delimiter = space || matches!(c, b'{' | b';' | b'(' | b')') || c == b'[' && !b.in_moves;
+        let delimiter = space || matches!(c, b'{' | b';' | b'(' | b')') || c == b'[' && !b.in_moves();
         if delimiter {
             if let Some(s) = start.take() {
                 b.token(&text[s..i]);
@@ -223,7 +305,7 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
                 at_line_start = true;
                 continue;
             }
-            b'[' if (!b.in_moves || line_start) && b.skip == 0 && b.open.is_empty() => {
+            b'[' if (!b.in_moves() || line_start) && !b.in_variation() => {
                 if let Some(s) = start.take() {
                     b.token(&text[s..i]);
                 }
@@ -257,8 +339,4 @@ pub fn parse_with(text: &str, options: ReadOptions) -> Vec<Game> {
     if let Some(s) = start {
         b.token(&text[s..]);
     }
-    if b.has_content() {
-        b.finish(None);
-    }
-    b.games
 }

@@ -162,3 +162,44 @@ fn any_unicode_space_separates_moves() {
     let g = &parse(&text)[0];
     assert_eq!(g.moves, vec!["Kb1", "Kg1", "Kc1", "é"]);
 }
+
+/// The in-place reader sees exactly the games the whole reader builds.
+fn views_match_games(text: &str) {
+    let games = parse_with(text, ReadOptions { skip_notes: true, ..ReadOptions::default() });
+    let mut n = 0;
+    for_each_game(text, |view| {
+        let g = &games[n];
+        n += 1;
+        assert_eq!(view.number(), n);
+        assert!(view.tags().eq(g.tags.iter().map(|(k, v)| (k.as_str(), v.as_str()))), "game {n} tags");
+        assert!(view.moves().iter().copied().eq(g.moves.iter().map(|m| m.as_str())), "game {n} moves");
+        assert_eq!(view.result(), g.result.as_deref(), "game {n} result");
+        assert_eq!(view.is_chess960(), g.is_chess960());
+        let mut board = Board::startpos();
+        let mut seen = Vec::new();
+        let got = view.replay_first(&mut board, &Board::startpos(), 1000, || g.source.clone(), |_, m| seen.push(m));
+        let mut want_moves = Vec::new();
+        let want = g.replay_first(1000, |_, m| want_moves.push(m));
+        match (got, want) {
+            (Ok(()), Ok(end)) => assert_eq!((board.fen(), seen), (end.fen(), want_moves)),
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("game {n}: {a:?} vs {b:?}"),
+        }
+    });
+    assert_eq!(n, games.len());
+}
+
+#[test]
+fn views_see_the_games_the_reader_builds() {
+    views_match_games(&format!(
+        "{KINGS}1. Kb1 {{c [x]}} (1. Ka2 (1. Kb2)) 1... Kg1 $1 ; rest\n%escaped 9. Qh5\n2. Kc1!? 1/2-1/2\n"
+    ));
+    views_match_games("1. e4 e5 *\n[Event \"a \\\"q\\\"\"]\n[White \"w\"]\n\n1. d4 2. Ke3 1-0\n[Event \"b\"]\n\n1. c4 (1. d4 [x]) 1... e5\n[FEN \"bad\"]\n\n1. e4\n");
+    views_match_games("");
+    views_match_games("[Variant \"Chess960\"]\n[FEN \"nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1\"]\n\n1. d4 d5 2. c3 Nb6 0-1\n");
+    for name in ["stockfish-selfplay-200.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn"] {
+        if let Some(path) = crate::testdata::path(&format!("pgn/{name}")) {
+            views_match_games(&String::from_utf8_lossy(&std::fs::read(path).unwrap()));
+        }
+    }
+}

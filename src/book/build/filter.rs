@@ -13,8 +13,49 @@
 //!
 //! A missing or unreadable tag fails the filter that needs it.
 
-use crate::pgn::Game;
+use crate::pgn::{Game, GameView};
 use crate::types::Color;
+
+/// What the filters read of a game: a whole [`Game`] or a [`GameView`].
+pub trait GameTags {
+    /// The value of a tag.
+    fn tag(&self, name: &str) -> Option<&str>;
+    /// The main line's plies.
+    fn plies(&self) -> usize;
+    /// The movetext's termination marker.
+    fn marker(&self) -> Option<&str>;
+    fn is_chess960(&self) -> bool;
+}
+
+impl GameTags for Game {
+    fn tag(&self, name: &str) -> Option<&str> {
+        Game::tag(self, name)
+    }
+    fn plies(&self) -> usize {
+        self.moves.len()
+    }
+    fn marker(&self) -> Option<&str> {
+        self.result.as_deref()
+    }
+    fn is_chess960(&self) -> bool {
+        Game::is_chess960(self)
+    }
+}
+
+impl GameTags for GameView<'_> {
+    fn tag(&self, name: &str) -> Option<&str> {
+        GameView::tag(self, name)
+    }
+    fn plies(&self) -> usize {
+        self.moves().len()
+    }
+    fn marker(&self) -> Option<&str> {
+        self.result()
+    }
+    fn is_chess960(&self) -> bool {
+        GameView::is_chess960(self)
+    }
+}
 
 /// Lichess's speed classes, from the estimated duration
 /// `base + 40 × increment` seconds of a `TimeControl "base+inc"` tag.
@@ -90,7 +131,7 @@ pub fn parse_day(text: &str, end: bool) -> Option<Day> {
 }
 
 /// The game's date as the range of days it can mean.
-fn game_days(game: &Game) -> Option<(Day, Day)> {
+fn game_days(game: &impl GameTags) -> Option<(Day, Day)> {
     let tag = [game.tag("Date"), game.tag("UTCDate")]
         .into_iter()
         .flatten()
@@ -99,18 +140,18 @@ fn game_days(game: &Game) -> Option<(Day, Day)> {
 }
 
 /// A player's rating from `WhiteElo`/`BlackElo` (unknown: missing, `?`, `-`, 0).
-pub fn rating(game: &Game, color: Color) -> Option<u32> {
+pub fn rating(game: &impl GameTags, color: Color) -> Option<u32> {
     let tag = if color == Color::White { "WhiteElo" } else { "BlackElo" };
     game.tag(tag).and_then(|v| v.trim().parse::<u32>().ok()).filter(|&r| r > 0 && r < 10_000)
 }
 
 /// A game's result token: the `Result` tag, else the movetext's marker.
-pub fn result_of(game: &Game) -> Option<&str> {
-    game.tag("Result").or(game.result.as_deref())
+pub fn result_of(game: &impl GameTags) -> Option<&str> {
+    game.tag("Result").or(game.marker())
 }
 
 /// Whether the game is standard chess by its `Variant` tag.
-fn is_standard(game: &Game) -> bool {
+fn is_standard(game: &impl GameTags) -> bool {
     match game.tag("Variant") {
         None => true,
         Some(v) => matches!(
@@ -191,7 +232,7 @@ pub struct Admitted {
 
 impl Filters {
     /// Whether `game` is kept, and how.
-    pub fn admit(&self, game: &Game) -> Result<Admitted, Rejection> {
+    pub fn admit(&self, game: &impl GameTags) -> Result<Admitted, Rejection> {
         let (white, black) = (rating(game, Color::White), rating(game, Color::Black));
         let mut admitted = Admitted { white_counts: true, black_counts: true, rating: mean_rating(white, black) };
         if let Some(min) = self.min_elo {
@@ -212,7 +253,7 @@ impl Filters {
                 return Err(Rejection::TimeControl);
             }
         }
-        if game.moves.len() < self.min_plies {
+        if game.plies() < self.min_plies {
             return Err(Rejection::Plies);
         }
         if self.date_from.is_some() || self.date_to.is_some() {

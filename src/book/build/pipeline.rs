@@ -8,12 +8,12 @@
 //! the memory in flight.
 
 use super::counter::{shard_of, Shards, SHARDS};
-use super::filter::{result_of, Admitted, Filters, Rejection};
+use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::{polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
 use crate::board::Board;
 use crate::input::Input;
-use crate::pgn::{Batch, Game, GameBatches, ReadOptions, ReplayError};
+use crate::pgn::{for_each_game, Batch, GameBatches, GameSource, GameView, ReplayError};
 use crate::types::{Color, Move};
 use crossbeam_channel::{bounded, Receiver, Sender};
 use std::collections::{BTreeMap, HashSet};
@@ -191,24 +191,34 @@ fn count_in_order<E>(
     Ok(())
 }
 
-/// Parses, filters and replays one batch.
+/// Parses, filters and replays one batch (each game seen in place, see
+/// [`crate::pgn::view`]).
 pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, batch: &Batch) -> BatchOut {
-    let games = batch.parse(ReadOptions { skip_notes: true, ..ReadOptions::default() }, Some(file));
     let mut out = BatchOut {
         events: Vec::with_capacity(batch.text.len() / 8),
-        games: games.len() as u64,
+        games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
         skipped: Vec::new(),
         text_bytes: batch.text.len() as u64,
     };
-    for game in &games {
+    // One board replays every game of the batch.
+    let start = Board::startpos();
+    let mut board = start.clone();
+    for_each_game(&batch.text, |game| {
+        out.games += 1;
         match spec.filters.admit(game) {
             Err(r) => out.rejected[r.index()] += 1,
             Ok(admitted) => {
                 let before = out.events.len();
-                let base = (file_index as u64) << 56 | (game.source.index as u64 & 0xFF_FFFF_FFFF) << 16;
-                match game_events(spec, game, &admitted, base, &mut out.events) {
+                let index = batch.first_index + game.number() - 1;
+                let base = (file_index as u64) << 56 | (index as u64 & 0xFF_FFFF_FFFF) << 16;
+                let replay = Replay {
+                    board: &mut board,
+                    start: &start,
+                    source: || GameSource { file: Some(file.clone()), index },
+                };
+                match game_events(spec, game, &admitted, base, replay, &mut out.events) {
                     Ok(()) => out.kept += 1,
                     Err(e) => {
                         out.events.truncate(before);
@@ -217,11 +227,11 @@ pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, bat
                 }
             }
         }
-    }
+    });
     out
 }
 
-fn white_points(game: &Game) -> u8 {
+fn white_points(game: &impl GameTags) -> u8 {
     match result_of(game) {
         Some("1-0") => 2,
         Some("0-1") => 0,
@@ -229,12 +239,21 @@ fn white_points(game: &Game) -> u8 {
     }
 }
 
+/// Where a game is replayed: the worker's board, the start position, and
+/// the game's name for errors.
+struct Replay<'b, S> {
+    board: &'b mut Board,
+    start: &'b Board,
+    source: S,
+}
+
 /// The events of one admitted game (appended to `events`).
 fn game_events(
     spec: &PassSpec<'_>,
-    game: &Game,
+    game: &GameView<'_>,
     admitted: &Admitted,
     base: u64,
+    replay: Replay<'_, impl FnOnce() -> GameSource>,
     events: &mut Vec<Event>,
 ) -> Result<(), ReplayError> {
     let white_pts = white_points(game);
@@ -279,9 +298,10 @@ fn game_events(
             }
         }
     };
-    let end = game.replay_first(spec.max_ply, |board, m| push(board, Some(m), events))?;
+    let Replay { board, start, source } = replay;
+    game.replay_first(board, start, spec.max_ply, source, |board, m| push(board, Some(m), events))?;
     if spec.counting == Counting::Yacb {
-        push(&end, None, events);
+        push(board, None, events);
     }
     Ok(())
 }
