@@ -116,14 +116,19 @@ impl Table {
 
     /// Makes room for `extra` more records, growing within the budget;
     /// `false` when the table is full and must be spilled.
+    #[inline]
     pub fn reserve(&mut self, extra: usize) -> bool {
-        if self.len + extra <= self.limit() {
-            return true;
-        }
+        self.len + extra <= self.limit() || self.grow(extra)
+    }
+
+    /// Grows the table fourfold (within the budget): every growth moves
+    /// every record, so few large steps cost less than many small ones.
+    #[cold]
+    fn grow(&mut self, extra: usize) -> bool {
         if self.slots.len() >= self.max_slots {
             return false;
         }
-        let grown = (self.slots.len() * 2).min(self.max_slots);
+        let grown = (self.slots.len() * 4).min(self.max_slots);
         let old = std::mem::replace(&mut self.slots, vec![Rec::default(); grown]);
         self.len = 0;
         self.reinsert(old.into_iter().filter(Rec::used));
@@ -331,19 +336,28 @@ impl Table {
     /// Every record, sorted (key, then move); Polyglot heads dropped.
     pub fn into_sorted(mut self) -> Vec<Rec> {
         let live = self.sort_in_place();
-        let mut out = Vec::new();
-        // Written in place: the output never runs ahead of the input.
+        // Written in place, as `exported` gives them: the output never
+        // runs ahead of the input.
         let mut w = 0;
-        for (a, b) in group_bounds(&self.slots[..live]) {
-            let group: Vec<Rec> = exported(&self.slots[a..b], self.halving).collect();
-            for r in group {
-                self.slots[w] = r;
+        let mut a = 0;
+        while a < live {
+            let key = self.slots[a].key;
+            let b = a + self.slots[a..live].iter().take_while(|r| r.key == key).count();
+            let halved = self.halving && self.slots[a..b].iter().any(|r| r.mv == HEAD && r.flags & HALVED != 0);
+            for i in a..b {
+                let r = self.slots[i];
+                if self.halving && r.mv == HEAD {
+                    continue;
+                }
+                let mut out = r.public();
+                out.flags |= if halved { HALVED } else { 0 };
+                self.slots[w] = out;
                 w += 1;
             }
+            a = b;
         }
         self.slots.truncate(w);
-        std::mem::swap(&mut out, &mut self.slots);
-        out
+        self.slots
     }
 }
 
