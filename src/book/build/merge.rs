@@ -58,10 +58,20 @@ impl Group {
 
 type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
 
+/// The low bits of an [`order_key`]: the source.
+const SOURCE_MASK: u128 = (1 << 48) - 1;
+
+/// A record's place in the merge as one number (one comparison in the
+/// heap): key, then move, then source `i` (below 2^48: a count of files).
+fn order_key(r: &Rec, i: usize) -> u128 {
+    (r.key as u128) << 64 | (r.mv as u128) << 48 | (i as u128 & SOURCE_MASK)
+}
+
 /// Reads sources of sorted records as position groups in key order.
 pub struct Merge {
     sources: Vec<Source>,
-    heap: BinaryHeap<Reverse<(u64, u16, usize)>>,
+    /// Each source's pending record as [`order_key`], smallest first.
+    heap: BinaryHeap<Reverse<u128>>,
     pending: Vec<Option<Rec>>,
     /// The group handed out last (its buffers are reused).
     group: Group,
@@ -88,7 +98,7 @@ impl Merge {
 
     fn refill(&mut self, i: usize) -> Result<(), RunError> {
         if let Some(r) = self.sources[i].next().transpose()? {
-            self.heap.push(Reverse((r.key, r.mv, i)));
+            self.heap.push(Reverse(order_key(&r, i)));
             self.pending[i] = Some(r);
         }
         Ok(())
@@ -96,7 +106,8 @@ impl Merge {
 
     /// The next position, or `None` at the end.
     pub fn next_group(&mut self) -> Result<Option<&mut Group>, RunError> {
-        let Some(&Reverse((key, _, _))) = self.heap.peek() else { return Ok(None) };
+        let Some(&Reverse(top)) = self.heap.peek() else { return Ok(None) };
+        let key = (top >> 64) as u64;
         self.groups += 1;
         let group = &mut self.group;
         group.key = key;
@@ -104,8 +115,9 @@ impl Merge {
         group.moves.clear();
         group.sources = 0;
         while let Some(mut top) = self.heap.peek_mut() {
-            let Reverse((k, _, i)) = *top;
-            if k != key {
+            let Reverse(packed) = *top;
+            let i = (packed & SOURCE_MASK) as usize;
+            if (packed >> 64) as u64 != key {
                 break;
             }
             if let Some(r) = self.pending[i].take() {
@@ -118,7 +130,7 @@ impl Merge {
             // The source's next record takes its place: one sift, not two.
             match self.sources[i].next().transpose()? {
                 Some(r) => {
-                    *top = Reverse((r.key, r.mv, i));
+                    *top = Reverse(order_key(&r, i));
                     self.pending[i] = Some(r);
                 }
                 None => {

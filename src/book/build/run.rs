@@ -29,7 +29,7 @@
 
 use super::table::{Rec, HALVED, SPLIT, WHITE};
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -120,20 +120,30 @@ impl RunWriter {
     }
 }
 
-/// Reads a run's records in order, validating as it goes.
+/// Reads a run's records in order, validating as it goes. Records are
+/// read [`CHUNK`] at a time and decoded from memory.
 pub struct RunReader<R> {
     path: PathBuf,
     input: R,
     count: u64,
+    /// Records handed out.
     read: u64,
     last: Option<(u64, u16)>,
     failed: bool,
+    /// Whole records read and not yet handed out: `buf[pos..]`.
+    buf: Vec<u8>,
+    pos: usize,
+    /// The input ended inside the records (after those in `buf`).
+    short: bool,
 }
 
-impl RunReader<BufReader<File>> {
+/// Records read at once: 32 kB, the buffer one run's reader holds.
+pub const CHUNK: usize = (1 << 15) / RECORD_LEN;
+
+impl RunReader<File> {
     pub fn open(path: &Path) -> Result<Self, RunError> {
         let file = File::open(path).map_err(|source| RunError::Io { path: path.to_path_buf(), source })?;
-        RunReader::new(BufReader::with_capacity(1 << 15, file), path)
+        RunReader::new(file, path)
     }
 }
 
@@ -147,11 +157,41 @@ impl<R: Read> RunReader<R> {
         let mut count = [0u8; 8];
         count.copy_from_slice(&header[8..16]);
         let count = u64::from_le_bytes(count);
-        Ok(RunReader { path: path.to_path_buf(), input, count, read: 0, last: None, failed: false })
+        Ok(RunReader {
+            path: path.to_path_buf(),
+            input,
+            count,
+            read: 0,
+            last: None,
+            failed: false,
+            buf: Vec::new(),
+            pos: 0,
+            short: false,
+        })
     }
 
     fn offset(&self) -> u64 {
         HEADER_LEN + self.read * RECORD_LEN as u64
+    }
+
+    /// Reads the next records (up to [`CHUNK`], never past the count) into
+    /// `buf`, keeping only whole ones; notes a short input.
+    fn fill(&mut self) -> Result<(), RunError> {
+        let want = (self.count - self.read).min(CHUNK as u64) as usize * RECORD_LEN;
+        self.buf.resize(want, 0);
+        let mut got = 0;
+        while got < want {
+            match self.input.read(&mut self.buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(source) => return Err(RunError::Io { path: self.path.clone(), source }),
+            }
+        }
+        self.short = got < want;
+        self.buf.truncate(got - got % RECORD_LEN);
+        self.pos = 0;
+        Ok(())
     }
 
     fn next_record(&mut self) -> Result<Option<Rec>, RunError> {
@@ -163,13 +203,22 @@ impl<R: Read> RunReader<R> {
                 Err(source) => Err(RunError::Io { path: self.path.clone(), source }),
             };
         }
+        if self.pos == self.buf.len() {
+            if self.short {
+                return Err(RunError::Truncated { path: self.path.clone(), offset: self.offset() });
+            }
+            self.fill()?;
+        }
         let offset = self.offset();
-        let mut b = [0u8; RECORD_LEN];
-        read_full(&mut self.input, &mut b, &self.path, offset)?;
-        let r = decode(&b).ok_or_else(|| RunError::BadRecord { path: self.path.clone(), offset })?;
+        let Some(b) = self.buf.get(self.pos..self.pos + RECORD_LEN).and_then(|b| <&[u8; RECORD_LEN]>::try_from(b).ok())
+        else {
+            return Err(RunError::Truncated { path: self.path.clone(), offset });
+        };
+        let r = decode(b).ok_or_else(|| RunError::BadRecord { path: self.path.clone(), offset })?;
         if self.last.is_some_and(|l| l >= (r.key, r.mv)) {
             return Err(RunError::Unsorted { path: self.path.clone(), offset });
         }
+        self.pos += RECORD_LEN;
         self.last = Some((r.key, r.mv));
         self.read += 1;
         Ok(Some(r))
