@@ -61,15 +61,21 @@ impl<'t> Token<'t> {
         if is_result(t) {
             return Token::Result;
         }
-        let stripped = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('.');
+        // Bytes, not chars: every character trimmed is ASCII, so the cuts
+        // fall on character boundaries.
+        let b = t.as_bytes();
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let dots = b[digits..].iter().take_while(|&&c| c == b'.').count();
+        let stripped = &t[digits + dots..];
         if let Some(n) = stripped.strip_prefix('$') {
             return Token::Nag(n.parse::<u8>().ok());
         }
-        let san = stripped.trim_end_matches(['!', '?']);
+        let marks = stripped.as_bytes().iter().rev().take_while(|&&c| matches!(c, b'!' | b'?')).count();
+        let (san, suffix) = stripped.split_at(stripped.len() - marks);
         if san.is_empty() {
             return Token::Empty;
         }
-        Token::Move { san, suffix: &stripped[san.len()..] }
+        Token::Move { san, suffix }
     }
 }
 
@@ -271,6 +277,18 @@ impl<'t> Sink<'t> for Builder {
     }
 }
 
+/// ASCII bytes that are neither whitespace nor a delimiter, nor `%` or
+/// `[`: inside a token they only extend it.
+static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0x21;
+    while c < 0x7F {
+        t[c] = !matches!(c as u8, b'{' | b';' | b'(' | b')' | b'[' | b'%');
+        c += 1;
+    }
+    t
+};
+
 /// Cuts `text` into tokens for `sink` (the end of the text closes no game:
 /// the caller does).
 pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
@@ -285,6 +303,13 @@ pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
     let mut at_line_start = true;
     while i < bytes.len() {
         let c = bytes[i];
+        // Fast paths, with the effect the general step below would have:
+        // a byte that continues a token, and a plain space between tokens.
+        if start.is_some() && PLAIN[usize::from(c)] || start.is_none() && c == b' ' {
+            at_line_start = false;
+            i += 1;
+            continue;
+        }
         let (width, space) = if c < 0x80 {
             (1, matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
         } else {
