@@ -59,20 +59,19 @@ impl Counter {
     }
 
     pub fn apply(&mut self, events: &[Event]) -> Result<(), BuildError> {
-        let need = if self.counting == Counting::Polyglot { 2 } else { 1 };
         // The table is far larger than the caches: fetch a few events ahead.
         const AHEAD: usize = 8;
         for (i, e) in events.iter().enumerate() {
             if let Some(f) = events.get(i + AHEAD) {
                 self.table.prefetch(f.key);
             }
-            if !self.table.reserve(need) {
+            if !self.table.reserve(1) {
                 if self.no_spill {
                     self.overflow = true;
                     return Ok(());
                 }
                 self.spill()?;
-                if !self.table.reserve(need) {
+                if !self.table.reserve(1) {
                     self.spill_all()?;
                 }
             }

@@ -82,7 +82,6 @@ fn decode(b: &[u8; RECORD_LEN]) -> Option<Rec> {
         rating_n: u32_at(32),
         mv: u16::from_le_bytes([b[36], b[37]]),
         flags: b[38],
-        ..Rec::default()
     })
 }
 

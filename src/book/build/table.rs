@@ -5,10 +5,12 @@
 //! are "pinned"), so the positions whose Polyglot counts get halved are
 //! nearly always counted in one place from their first game.
 //!
-//! Every position has a head record (move [`HEAD`]): for YACB its visits,
-//! white's points and the players' ratings; for Polyglot the start of the
-//! chain of its move records, which halving walks (`make-book` halves every
-//! move of a position when one reaches [`COUNT_MAX`]).
+//! For YACB every position has a head record (move [`HEAD`]): its visits,
+//! white's points and the players' ratings. Polyglot positions have only
+//! move records: halving (`make-book` halves every move of a position when
+//! one reaches [`COUNT_MAX`]) finds them by probing from the position's
+//! home slot, as linear probing without deletions keeps every record of a
+//! key in the occupied run of slots that starts at its home.
 
 use crate::book::make_book::COUNT_MAX;
 use std::cmp::Ordering;
@@ -17,7 +19,8 @@ use std::cmp::Ordering;
 pub const HEAD: u16 = 0xFFFF;
 /// Record flag: the mover of the move is white.
 pub const WHITE: u8 = 1;
-/// Record flag (head): the position's counts were halved here.
+/// Record flag: the position's counts were halved here (Polyglot: set on
+/// the moves present when it happened; it holds for the whole position).
 pub const HALVED: u8 = 2;
 /// Record flag: an intermediate merge combined the position from more than
 /// one run (it counts as split in the final merge).
@@ -38,8 +41,6 @@ pub struct Rec {
     pub sum: u32,
     /// Head: rated games through the position.
     pub rating_n: u32,
-    /// Polyglot: next move record of the same position (index + 1; 0 ends).
-    pub(super) next: u32,
     pub mv: u16,
     pub flags: u8,
 }
@@ -57,7 +58,6 @@ impl Rec {
     /// A record as written out (the table's own bits cleared).
     pub fn public(mut self) -> Rec {
         self.flags &= !USED;
-        self.next = 0;
         self
     }
 }
@@ -135,21 +135,11 @@ impl Table {
         self.len + extra <= self.limit()
     }
 
-    /// Inserts records (with no duplicates) and relinks the chains.
+    /// Inserts records (with no duplicates).
     fn reinsert(&mut self, records: impl Iterator<Item = Rec>) {
         for r in records {
             let (i, _) = self.slot(r.key, r.mv);
-            self.slots[i] = Rec { next: 0, flags: r.flags | USED, ..r };
-        }
-        if self.halving {
-            for i in 0..self.slots.len() {
-                let r = self.slots[i];
-                if r.used() && r.mv != HEAD {
-                    let (h, _) = self.slot(r.key, HEAD);
-                    self.slots[i].next = self.slots[h].next;
-                    self.slots[h].next = i as u32 + 1;
-                }
-            }
+            self.slots[i] = Rec { flags: r.flags | USED, ..r };
         }
     }
 
@@ -193,17 +183,13 @@ impl Table {
 
     /// Polyglot: one play of `mv` in the position `key` worth `points` to
     /// its mover, halving the position's counts as `make-book` does.
-    /// Needs [`Table::reserve`]`(2)` first.
+    /// Needs [`Table::reserve`]`(1)` first.
     pub fn add_pair(&mut self, key: u64, mv: u16, white: bool, points: u32, seq: u64) {
         let (i, new) = self.slot(key, mv);
         if new {
-            let (h, _) = self.slot(key, HEAD);
-            let chain = self.slots[h].next;
-            self.slots[h].next = i as u32 + 1;
             let r = &mut self.slots[i];
             r.first = seq;
             r.flags |= if white { WHITE } else { 0 };
-            r.next = chain;
         }
         let r = &mut self.slots[i];
         r.n += 1;
@@ -213,14 +199,22 @@ impl Table {
         }
     }
 
+    /// Halves every move of the position `key`: its records all lie in
+    /// the occupied run of slots from its home (see the module doc).
     fn halve(&mut self, key: u64) {
-        let (h, _) = self.slot(key, HEAD);
-        self.slots[h].flags |= HALVED;
-        let mut next = self.slots[h].next;
-        while let Some(r) = next.checked_sub(1).and_then(|i| self.slots.get_mut(i as usize)) {
-            r.n = r.n.div_ceil(2);
-            r.sum = r.sum.div_ceil(2);
-            next = r.next;
+        let n = self.slots.len();
+        let mut i = self.home(key);
+        for _ in 0..n {
+            let r = &mut self.slots[i];
+            if !r.used() {
+                break;
+            }
+            if r.key == key {
+                r.n = r.n.div_ceil(2);
+                r.sum = r.sum.div_ceil(2);
+                r.flags |= HALVED;
+            }
+            i = if i + 1 == n { 0 } else { i + 1 };
         }
     }
 
@@ -289,7 +283,7 @@ impl Table {
         let groups = group_bounds(&self.slots[..live]);
         let visits = |g: &[Rec]| -> (u32, bool) {
             let head = g.last().filter(|r| r.mv == HEAD);
-            let halved = head.is_some_and(|h| h.flags & HALVED != 0);
+            let halved = g.iter().any(|r| r.flags & HALVED != 0);
             let n = if self.halving {
                 g.iter().filter(|r| r.mv != HEAD).fold(0u32, |a, r| a.saturating_add(r.n))
             } else {
@@ -333,7 +327,7 @@ impl Table {
         Ok(written)
     }
 
-    /// Every record, sorted (key, then move); Polyglot heads dropped.
+    /// Every record, sorted (key, then move), as [`exported`] gives them.
     pub fn into_sorted(mut self) -> Vec<Rec> {
         let live = self.sort_in_place();
         // Written in place, as `exported` gives them: the output never
@@ -343,7 +337,7 @@ impl Table {
         while a < live {
             let key = self.slots[a].key;
             let b = a + self.slots[a..live].iter().take_while(|r| r.key == key).count();
-            let halved = self.halving && self.slots[a..b].iter().any(|r| r.mv == HEAD && r.flags & HALVED != 0);
+            let halved = self.halving && self.slots[a..b].iter().any(|r| r.flags & HALVED != 0);
             for i in a..b {
                 let r = self.slots[i];
                 if self.halving && r.mv == HEAD {
@@ -361,10 +355,10 @@ impl Table {
     }
 }
 
-/// A position's records as written out: Polyglot heads dropped, their
-/// halved flag carried by the moves.
+/// A position's records as written out: the halved flag carried by every
+/// move (Polyglot has no heads in the table).
 fn exported(group: &[Rec], halving: bool) -> impl Iterator<Item = Rec> + '_ {
-    let halved = group.iter().any(|r| r.mv == HEAD && r.flags & HALVED != 0);
+    let halved = group.iter().any(|r| r.flags & HALVED != 0);
     group.iter().filter(move |r| !(halving && r.mv == HEAD)).map(move |r| {
         let mut r = r.public();
         if halving && halved {
@@ -425,7 +419,7 @@ mod tests {
         assert_eq!((get(7, 2).n, get(7, 2).sum), (1, 1));
         assert_eq!((get(8, 1).n, get(8, 1).flags), (1, 0));
         assert_eq!(get(7, 2).first, 1 << 40);
-        assert!(recs.iter().all(|r| r.mv != HEAD), "Polyglot heads stay in the table");
+        assert!(recs.iter().all(|r| r.mv != HEAD), "Polyglot positions have no heads");
     }
 
     #[test]
