@@ -277,15 +277,19 @@ impl San {
     /// Reads the text: check marks and `!?` dropped, `x`, `:` and `-`
     /// ignored, the promotion with or without `=`.
     pub(crate) fn parse(text: &str) -> Result<San, NotationError> {
+        // Bytes throughout: everything matched is ASCII (PGN replay parses
+        // every move of every game here).
         let syntax = || NotationError::Syntax(text.to_string());
-        let core = text.trim_end_matches(['+', '#', '!', '?']);
+        let bytes = text.as_bytes();
+        let marks = bytes.iter().rev().take_while(|&&c| matches!(c, b'+' | b'#' | b'!' | b'?')).count();
+        let core = &bytes[..bytes.len() - marks];
         if core.is_empty() || !core.is_ascii() {
             return Err(syntax());
         }
-        if matches!(core, "O-O" | "0-0" | "O-O-O" | "0-0-0") {
+        if matches!(core, b"O-O" | b"0-0" | b"O-O-O" | b"0-0-0") {
             return Ok(San::Castle { king_side: core.len() == 3 });
         }
-        let mut body = core.as_bytes();
+        let mut body = core;
         let mut promo = None;
         if let Some(eq) = body.iter().position(|&c| c == b'=') {
             let pt = body.get(eq + 1).and_then(|&c| PieceType::from_char(c as char)).ok_or_else(syntax)?;
@@ -314,7 +318,10 @@ impl San {
         if n < 2 {
             return Err(syntax());
         }
-        let to = std::str::from_utf8(&rest[n - 2..n]).ok().and_then(Square::parse).ok_or_else(syntax)?;
+        let to = match rest[n - 2..n] {
+            [f @ b'a'..=b'h', r @ b'1'..=b'8'] => Square::from_coords(f - b'a', r - b'1'),
+            _ => return Err(syntax()),
+        };
         let (mut from_file, mut from_rank) = (None, None);
         for &c in &rest[..n - 2] {
             match c {
