@@ -283,7 +283,7 @@ impl Table {
         let groups = group_bounds(&self.slots[..live]);
         let visits = |g: &[Rec]| -> (u32, bool) {
             let head = g.last().filter(|r| r.mv == HEAD);
-            let halved = g.iter().any(|r| r.flags & HALVED != 0);
+            let halved = is_halved(g);
             let n = if self.halving {
                 g.iter().filter(|r| r.mv != HEAD).fold(0u32, |a, r| a.saturating_add(r.n))
             } else {
@@ -330,23 +330,18 @@ impl Table {
     /// Every record, sorted (key, then move), as [`exported`] gives them.
     pub fn into_sorted(mut self) -> Vec<Rec> {
         let live = self.sort_in_place();
-        // Written in place, as `exported` gives them: the output never
-        // runs ahead of the input.
+        // Written in place: the output never runs ahead of the input.
         let mut w = 0;
         let mut a = 0;
         while a < live {
             let key = self.slots[a].key;
             let b = a + self.slots[a..live].iter().take_while(|r| r.key == key).count();
-            let halved = self.halving && self.slots[a..b].iter().any(|r| r.flags & HALVED != 0);
+            let halved = is_halved(&self.slots[a..b]);
             for i in a..b {
-                let r = self.slots[i];
-                if self.halving && r.mv == HEAD {
-                    continue;
+                if let Some(r) = export(&self.slots[i], self.halving, halved) {
+                    self.slots[w] = r;
+                    w += 1;
                 }
-                let mut out = r.public();
-                out.flags |= if halved { HALVED } else { 0 };
-                self.slots[w] = out;
-                w += 1;
             }
             a = b;
         }
@@ -355,17 +350,29 @@ impl Table {
     }
 }
 
-/// A position's records as written out: the halved flag carried by every
-/// move (Polyglot has no heads in the table).
+/// Whether a position's counts were halved (the flag on any of its records).
+fn is_halved(group: &[Rec]) -> bool {
+    group.iter().any(|r| r.flags & HALVED != 0)
+}
+
+/// One record of a position as written out: none for a Polyglot head
+/// (Polyglot has no heads in the table), and with Polyglot halving the
+/// position's `halved` flag carried by every move.
+fn export(r: &Rec, halving: bool, halved: bool) -> Option<Rec> {
+    if halving && r.mv == HEAD {
+        return None;
+    }
+    let mut r = r.public();
+    if halving && halved {
+        r.flags |= HALVED;
+    }
+    Some(r)
+}
+
+/// A position's records as written out (see [`export`]).
 fn exported(group: &[Rec], halving: bool) -> impl Iterator<Item = Rec> + '_ {
-    let halved = group.iter().any(|r| r.flags & HALVED != 0);
-    group.iter().filter(move |r| !(halving && r.mv == HEAD)).map(move |r| {
-        let mut r = r.public();
-        if halving && halved {
-            r.flags |= HALVED;
-        }
-        r
-    })
+    let halved = is_halved(group);
+    group.iter().filter_map(move |r| export(r, halving, halved))
 }
 
 /// Sorts nearly sorted records by [`Rec::order`], giving up (`false`)
