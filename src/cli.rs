@@ -21,6 +21,7 @@ use std::process::ExitCode;
 pub mod tb;
 mod tb_moves;
 mod train;
+mod tune;
 
 #[derive(Parser, Debug)]
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
@@ -81,6 +82,8 @@ pub enum Command {
     Selfplay(Box<selfplay::SelfplayArgs>),
     /// Train a value network from compressed-board game records (see `train --help`).
     Train(Box<train::TrainArgs>),
+    /// Fit the hand-written evaluation's weights to game records (see `tune --help`).
+    Tune(Box<tune::TuneArgs>),
     /// Inspect compressed-board game record files (`selfplay` output).
     Records {
         #[command(subcommand)]
@@ -168,6 +171,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Selfplay(args)) => selfplay::run(*args, cli.config.as_deref()),
         Some(Command::Records { command }) => records::run(command),
         Some(Command::Train(args)) => train::run(*args),
+        Some(Command::Tune(args)) => tune::run(*args),
         Some(Command::Show { fen, chess960 }) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();

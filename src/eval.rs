@@ -1,19 +1,23 @@
-//! Static evaluation: a hand-written, tapered (middlegame/endgame) score.
+//! Static evaluation: a hand-written, tapered (middlegame/endgame) score whose
+//! weights are fitted to game results by `archivist tune` ([`tune`]).
 //!
 //! Responsibilities: [`evaluate`] for the search, [`trace`] for the UCI `eval`
-//! command, and [`piece_value`] for exchange evaluation and move ordering.
+//! command, [`piece_value`] for exchange evaluation and move ordering, and
+//! [`tune::features`] for the tuner.
 //!
-//! Every term is a middlegame/endgame pair `S` computed per colour from that
-//! colour's point of view:
+//! Every term is a count of some feature times a middlegame/endgame weight
+//! pair `S` from one table, [`weights::WEIGHTS`] (indices in [`layout`]),
+//! computed per colour from that colour's point of view:
 //!
-//! | term | what it measures |
+//! | row | features |
 //! | --- | --- |
-//! | material, psqt | PeSTO's values and piece-square tables (`eval/psqt.rs`) |
-//! | mobility | safe squares of knights, bishops, rooks and queens |
-//! | pawns | doubled and isolated pawns |
-//! | passed | passed pawns by rank, halved when blocked, king distance |
-//! | king | pawn shield, and attacks on the king zone |
+//! | material, psqt | pieces, and pieces by owner-relative square |
+//! | mobility | safe squares of knights, bishops, rooks and queens (a table per count) |
+//! | pawns | doubled, isolated and connected (supported or side by side) pawns |
+//! | passed | passed pawns by rank, free or blocked, king distances to the stop square |
+//! | king | pawn shield, and a table indexed by the attack units on the king zone |
 //! | pieces | bishop pair, rooks on open and half-open files |
+//! | threats | pieces attacked by enemy pawns, minor pieces and rooks |
 //!
 //! The white-minus-black sum is blended by PeSTO's game phase (0..=24 from
 //! non-pawn material), the endgame half is scaled down when the stronger side
@@ -24,18 +28,22 @@
 //!   squares, and every division rounds toward zero, so
 //!   `evaluate(&b.color_flipped()) == evaluate(&b)` exactly (tested).
 //! * No allocation and no move generation: `evaluate` only reads bitboards.
+//! * Linear in the weights for a fixed phase and endgame scale: the score is
+//!   the tapered sum of `count × weight` over the features [`tune::features`]
+//!   lists (tested), which is what lets the tuner fit them.
 //! * The result lies within `±MAX_EVAL`, far below the search's mate scores.
 //! * [`trace`] and [`evaluate`] share one computation, so the breakdown always
 //!   adds up to the score the search sees.
 
-mod psqt;
+pub mod tune;
+mod weights;
 
 use crate::attacks;
 use crate::board::Board;
 use crate::types::{Bitboard, Color, PieceType, Square};
-use psqt::{MATERIAL, PSQT};
 use std::fmt::Write as _;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+use weights::WEIGHTS;
 
 /// Largest magnitude [`evaluate`] returns (mate scores start near ±32000).
 pub const MAX_EVAL: i32 = 10_000;
@@ -118,49 +126,90 @@ impl Mul<i32> for S {
 
 // ----- weights ---------------------------------------------------------------
 
+/// Where each weight lives in [`weights::WEIGHTS`]; every group is a run of
+/// consecutive entries.
+pub mod layout {
+    /// Material, by piece type pawn to king (the king's stays unused).
+    pub const MATERIAL: usize = 0;
+    /// Piece-square bonus, `PSQT + 64·piece type + owner-relative square`.
+    pub const PSQT: usize = MATERIAL + 6;
+    /// Mobility tables for knight, bishop, rook and queen, by safe squares.
+    pub const MOBILITY: [usize; 4] = [PSQT + 384, PSQT + 384 + 9, PSQT + 384 + 23, PSQT + 384 + 38];
+    /// Entries of each mobility table (0 to the most squares the piece reaches).
+    pub const MOBILITY_LEN: [usize; 4] = [9, 14, 15, 28];
+    pub const DOUBLED: usize = PSQT + 384 + 66;
+    pub const ISOLATED: usize = DOUBLED + 1;
+    /// Connected pawns (supported or side by side), by relative rank.
+    pub const CONNECTED: usize = ISOLATED + 1;
+    /// Passed pawns with a free stop square, by relative rank.
+    pub const PASSED: usize = CONNECTED + 8;
+    /// Passed pawns whose stop square is occupied, by relative rank.
+    pub const PASSED_BLOCKED: usize = PASSED + 8;
+    /// Per square of king distance to the stop square, by relative rank.
+    pub const PASSED_ENEMY_KING: usize = PASSED_BLOCKED + 8;
+    pub const PASSED_OWN_KING: usize = PASSED_ENEMY_KING + 8;
+    pub const BISHOP_PAIR: usize = PASSED_OWN_KING + 8;
+    pub const ROOK_OPEN_FILE: usize = BISHOP_PAIR + 1;
+    pub const ROOK_HALF_OPEN_FILE: usize = ROOK_OPEN_FILE + 1;
+    /// Pawn shield per file around the king: nearest own pawn one or two
+    /// ranks ahead, none nearer, and a file without pawns of either colour.
+    pub const SHIELD_CLOSE: usize = ROOK_HALF_OPEN_FILE + 1;
+    pub const SHIELD_FAR: usize = SHIELD_CLOSE + 1;
+    pub const SHIELD_MISSING: usize = SHIELD_FAR + 1;
+    pub const SHIELD_OPEN_FILE: usize = SHIELD_MISSING + 1;
+    /// King danger of the defender, by attack units (capped at the last entry).
+    pub const KING_DANGER: usize = SHIELD_OPEN_FILE + 1;
+    pub const KING_DANGER_LEN: usize = 64;
+    /// A piece (by type) attacked by an enemy pawn, minor piece or rook.
+    pub const THREAT_BY_PAWN: usize = KING_DANGER + KING_DANGER_LEN;
+    pub const THREAT_BY_MINOR: usize = THREAT_BY_PAWN + 6;
+    pub const THREAT_BY_ROOK: usize = THREAT_BY_MINOR + 6;
+    /// Number of weights.
+    pub const COUNT: usize = THREAT_BY_ROOK + 6;
+
+    /// The group an index belongs to and the index within it (for the
+    /// tuner's output and reports).
+    pub fn name(i: usize) -> (&'static str, usize) {
+        const GROUPS: [(&str, usize); 23] = [
+            ("MATERIAL", MATERIAL),
+            ("PSQT", PSQT),
+            ("MOBILITY_KNIGHT", MOBILITY[0]),
+            ("MOBILITY_BISHOP", MOBILITY[1]),
+            ("MOBILITY_ROOK", MOBILITY[2]),
+            ("MOBILITY_QUEEN", MOBILITY[3]),
+            ("DOUBLED", DOUBLED),
+            ("ISOLATED", ISOLATED),
+            ("CONNECTED", CONNECTED),
+            ("PASSED", PASSED),
+            ("PASSED_BLOCKED", PASSED_BLOCKED),
+            ("PASSED_ENEMY_KING", PASSED_ENEMY_KING),
+            ("PASSED_OWN_KING", PASSED_OWN_KING),
+            ("BISHOP_PAIR", BISHOP_PAIR),
+            ("ROOK_OPEN_FILE", ROOK_OPEN_FILE),
+            ("ROOK_HALF_OPEN_FILE", ROOK_HALF_OPEN_FILE),
+            ("SHIELD_CLOSE", SHIELD_CLOSE),
+            ("SHIELD_FAR", SHIELD_FAR),
+            ("SHIELD_MISSING", SHIELD_MISSING),
+            ("SHIELD_OPEN_FILE", SHIELD_OPEN_FILE),
+            ("KING_DANGER", KING_DANGER),
+            ("THREAT_BY_PAWN", THREAT_BY_PAWN),
+            ("THREAT_BY_MINOR", THREAT_BY_MINOR),
+        ];
+        if i >= THREAT_BY_ROOK {
+            return ("THREAT_BY_ROOK", i - THREAT_BY_ROOK);
+        }
+        let g = GROUPS.iter().rev().find(|g| g.1 <= i).unwrap_or(&GROUPS[0]);
+        (g.0, i - g.1)
+    }
+}
+
 /// PeSTO's phase: knight and bishop 1, rook 2, queen 4; 24 at the start.
 const MAX_PHASE: i32 = 24;
 const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
 
-/// Mobility per safe square beyond a neutral count, knight to queen.
-const MOBILITY_WEIGHT: [S; 4] = [S::new(4, 4), S::new(5, 5), S::new(3, 5), S::new(2, 3)];
-const MOBILITY_NEUTRAL: [i32; 4] = [4, 6, 6, 12];
-
-const DOUBLED_PAWN: S = S::new(-8, -20);
-const ISOLATED_PAWN: S = S::new(-6, -10);
-
-/// Passed pawn bonus by relative rank (0 = own back rank).
-const PASSED_RANK: [S; 8] = [
-    S::new(0, 0),
-    S::new(0, 4),
-    S::new(3, 8),
-    S::new(8, 16),
-    S::new(16, 30),
-    S::new(30, 50),
-    S::new(50, 75),
-    S::new(0, 0),
-];
-/// Endgame bonus per square of king distance to the stop square, multiplied
-/// by (relative rank − 2) from the 4th rank on.
-const PASSED_ENEMY_KING_DISTANCE: i32 = 4;
-const PASSED_OWN_KING_DISTANCE: i32 = 2;
-
-const BISHOP_PAIR: S = S::new(25, 50);
-const ROOK_OPEN_FILE: S = S::new(22, 8);
-const ROOK_HALF_OPEN_FILE: S = S::new(10, 5);
-
-/// Pawn shield, per file around the king: nearest own pawn one or two ranks
-/// ahead, none nearer, and a file without pawns of either colour.
-const SHIELD_CLOSE: S = S::new(10, 0);
-const SHIELD_FAR: S = S::new(5, 0);
-const SHIELD_MISSING: S = S::new(-12, 0);
-const SHIELD_OPEN_FILE: S = S::new(-10, 0);
-
-/// Attack units per king-zone square hit, knight to queen.
+/// Attack units per king-zone square hit, knight to queen (the index into
+/// the king danger table; halved when the attacker has no queen).
 const KING_ATTACK_WEIGHT: [i32; 4] = [2, 2, 3, 5];
-/// Middlegame penalty = units² / divisor, capped; needs two attackers.
-const KING_DANGER_DIVISOR: i32 = 6;
-const KING_DANGER_MAX: i32 = 400;
 
 /// Endgame scale factors, out of [`SCALE_NORMAL`].
 const SCALE_NORMAL: i32 = 64;
@@ -234,21 +283,51 @@ fn distance(a: Square, b: Square) -> i32 {
 
 // ----- the computation -------------------------------------------------------
 
-/// Every term for both colours (index = colour), plus what blending needs.
+/// The rows of the breakdown [`trace`] prints.
+#[derive(Copy, Clone)]
+enum Row {
+    Material,
+    Psqt,
+    Mobility,
+    Pawns,
+    Passed,
+    King,
+    Pieces,
+    Threats,
+}
+
+const ROWS: usize = 8;
+const ROW_NAMES: [&str; ROWS] =
+    ["Material", "Piece-square", "Mobility", "Pawn structure", "Passed pawns", "King safety", "Pieces", "Threats"];
+
+/// Every row for both colours (index = colour), plus what blending needs.
 #[derive(Default)]
 struct Terms {
-    material: [S; 2],
-    psqt: [S; 2],
-    mobility: [S; 2],
-    pawns: [S; 2],
-    passed: [S; 2],
-    king: [S; 2],
-    pieces: [S; 2],
+    rows: [[S; 2]; ROWS],
     /// 0..=24; 24 with all pieces on the board.
     phase: i32,
     /// Non-pawn material by [`piece_value`], per colour.
     non_pawn: [i32; 2],
     pawn_count: [u32; 2],
+}
+
+/// Where the features of one evaluation go: summed into [`Terms`] for the
+/// search, and also listed for the tuner ([`tune::features`]).
+trait Sink {
+    fn terms(&mut self) -> &mut Terms;
+
+    /// `n` times weight `w` for colour `c`, in row `row`.
+    #[inline(always)]
+    fn add(&mut self, row: Row, c: usize, w: usize, n: i32) {
+        self.terms().rows[row as usize][c] += WEIGHTS[w] * n;
+    }
+}
+
+impl Sink for Terms {
+    #[inline(always)]
+    fn terms(&mut self) -> &mut Terms {
+        self
+    }
 }
 
 /// Accumulated attacks of one colour on the enemy king zone.
@@ -265,19 +344,23 @@ struct Context {
     kings: [Square; 2],
     /// King square and its neighbours, per colour.
     zones: [Bitboard; 2],
+    /// Squares attacked by each colour's pawns.
+    pawn_attacks: [Bitboard; 2],
     /// Squares each colour's pieces may use for mobility.
     mobility_area: [Bitboard; 2],
 }
 
+/// Squares attacked by each colour's minor pieces and rooks, gathered while
+/// the pieces are scored, for the threats.
+#[derive(Default)]
+struct PieceAttacks {
+    minor: [Bitboard; 2],
+    rook: [Bitboard; 2],
+}
+
 impl Terms {
     fn side_total(&self, c: usize) -> S {
-        self.material[c]
-            + self.psqt[c]
-            + self.mobility[c]
-            + self.pawns[c]
-            + self.passed[c]
-            + self.king[c]
-            + self.pieces[c]
+        self.rows.iter().fold(S::ZERO, |acc, r| acc + r[c])
     }
 
     /// White minus black, before blending.
@@ -311,9 +394,10 @@ impl Terms {
     }
 }
 
-/// Every term of `board`; shared by [`evaluate`] and [`trace`].
+/// Every feature of `board` into `sink`; shared by [`evaluate`], [`trace`]
+/// and [`tune::features`].
 #[inline(always)]
-fn compute(board: &Board) -> Terms {
+fn compute<K: Sink>(board: &Board, sink: &mut K) {
     let occ = board.occupied();
     let pawns = [board.pieces_of(Color::White, PieceType::Pawn), board.pieces_of(Color::Black, PieceType::Pawn)];
     let kings = [board.king_square(Color::White), board.king_square(Color::Black)];
@@ -323,97 +407,123 @@ fn compute(board: &Board) -> Terms {
         pawns,
         kings,
         zones: [attacks::king(kings[0]).with(kings[0]), attacks::king(kings[1]).with(kings[1])],
+        pawn_attacks: pawn_att,
         mobility_area: [!(board.color_bb(Color::White) | pawn_att[1]), !(board.color_bb(Color::Black) | pawn_att[0])],
     };
 
-    let mut t = Terms::default();
+    let mut att = PieceAttacks::default();
     // Called once per colour with a constant, so each copy is specialised.
-    let white_attack = side_terms(board, &ctx, Color::White, &mut t);
-    let black_attack = side_terms(board, &ctx, Color::Black, &mut t);
-    t.king[0] -= king_danger(black_attack, board.pieces_of(Color::Black, PieceType::Queen).any());
-    t.king[1] -= king_danger(white_attack, board.pieces_of(Color::White, PieceType::Queen).any());
+    let white_attack = side_terms(board, &ctx, Color::White, sink, &mut att);
+    let black_attack = side_terms(board, &ctx, Color::Black, sink, &mut att);
+    king_danger(sink, 0, black_attack, board.pieces_of(Color::Black, PieceType::Queen).any());
+    king_danger(sink, 1, white_attack, board.pieces_of(Color::White, PieceType::Queen).any());
+    threats(board, &ctx, &att, Color::White, sink);
+    threats(board, &ctx, &att, Color::Black, sink);
+    let t = sink.terms();
     t.phase = t.phase.min(MAX_PHASE);
-    t
 }
 
 /// All terms of colour `c`; returns its attacks on the enemy king zone.
 #[inline(always)]
-fn side_terms(board: &Board, ctx: &Context, c: Color, t: &mut Terms) -> KingAttack {
+fn side_terms<K: Sink>(board: &Board, ctx: &Context, c: Color, sink: &mut K, att: &mut PieceAttacks) -> KingAttack {
     let us = c.index();
     let mut attack = KingAttack::default();
-    pawn_terms(ctx, c, t);
-    piece_terms(board, ctx, c, PieceType::Knight, t, &mut attack);
-    piece_terms(board, ctx, c, PieceType::Bishop, t, &mut attack);
-    piece_terms(board, ctx, c, PieceType::Rook, t, &mut attack);
-    piece_terms(board, ctx, c, PieceType::Queen, t, &mut attack);
-    t.psqt[us] += PSQT[PieceType::King.index()][ctx.kings[us].relative(c).index()];
-    t.king[us] += pawn_shield(ctx, c);
+    pawn_terms(ctx, c, sink);
+    piece_terms(board, ctx, c, PieceType::Knight, sink, &mut attack, att);
+    piece_terms(board, ctx, c, PieceType::Bishop, sink, &mut attack, att);
+    piece_terms(board, ctx, c, PieceType::Rook, sink, &mut attack, att);
+    piece_terms(board, ctx, c, PieceType::Queen, sink, &mut attack, att);
+    sink.add(Row::Psqt, us, psqt_index(PieceType::King, ctx.kings[us].relative(c)), 1);
+    pawn_shield(ctx, c, sink);
     if board.pieces_of(c, PieceType::Bishop).more_than_one() {
-        t.pieces[us] += BISHOP_PAIR;
+        sink.add(Row::Pieces, us, layout::BISHOP_PAIR, 1);
     }
-    t.pawn_count[us] = ctx.pawns[us].count();
+    sink.terms().pawn_count[us] = ctx.pawns[us].count();
     attack
 }
 
-/// Material, piece-square values, doubled/isolated and passed pawns.
 #[inline(always)]
-fn pawn_terms(ctx: &Context, c: Color, t: &mut Terms) {
+fn psqt_index(pt: PieceType, relative: Square) -> usize {
+    layout::PSQT + 64 * pt.index() + relative.index()
+}
+
+/// Material, piece-square values, doubled, isolated, connected and passed pawns.
+#[inline(always)]
+fn pawn_terms<K: Sink>(ctx: &Context, c: Color, sink: &mut K) {
     let us = c.index();
     let them = 1 - us;
     let (ours, theirs) = (ctx.pawns[us], ctx.pawns[them]);
-    t.material[us] += MATERIAL[PieceType::Pawn.index()] * ours.count() as i32;
+    sink.add(Row::Material, us, layout::MATERIAL + PieceType::Pawn.index(), ours.count() as i32);
+    // Pawns side by side: shifted one file either way.
+    let not_a = !Bitboard::FILE_A.0;
+    let not_h = !Bitboard::file(7).0;
+    let beside = Bitboard((ours.0 & not_a) >> 1 | (ours.0 & not_h) << 1);
+    let connected = ctx.pawn_attacks[us] | beside;
     for sq in ours {
-        t.psqt[us] += PSQT[PieceType::Pawn.index()][sq.relative(c).index()];
+        let rank = sq.relative(c).rank() as usize;
+        sink.add(Row::Psqt, us, psqt_index(PieceType::Pawn, sq.relative(c)), 1);
         let rear_of_doubled = (ours & MASKS.front_file[us][sq.index()]).any();
         if rear_of_doubled {
-            t.pawns[us] += DOUBLED_PAWN;
+            sink.add(Row::Pawns, us, layout::DOUBLED, 1);
         }
         if (ours & MASKS.adjacent_files[sq.file() as usize]).is_empty() {
-            t.pawns[us] += ISOLATED_PAWN;
+            sink.add(Row::Pawns, us, layout::ISOLATED, 1);
+        }
+        if connected.contains(sq) {
+            sink.add(Row::Pawns, us, layout::CONNECTED + rank, 1);
         }
         if !rear_of_doubled && (theirs & MASKS.passed_span[us][sq.index()]).is_empty() {
-            t.passed[us] += passed_pawn(ctx, c, sq);
+            passed_pawn(ctx, c, sq, sink);
         }
     }
 }
 
-/// Bonus of the passed pawn of colour `c` on `sq`.
+/// The passed pawn of colour `c` on `sq`.
 #[inline(always)]
-fn passed_pawn(ctx: &Context, c: Color, sq: Square) -> S {
+fn passed_pawn<K: Sink>(ctx: &Context, c: Color, sq: Square, sink: &mut K) {
     let us = c.index();
-    let rank = sq.relative(c).rank() as i32;
+    let rank = sq.relative(c).rank() as usize;
     let stop = sq.bb().forward(c).lsb();
-    let mut bonus = PASSED_RANK[rank as usize];
-    if ctx.occ.contains(stop) {
-        bonus = S::new(bonus.mg / 2, bonus.eg / 2);
-    }
+    let table = if ctx.occ.contains(stop) { layout::PASSED_BLOCKED } else { layout::PASSED };
+    sink.add(Row::Passed, us, table + rank, 1);
     if rank >= 3 {
-        let w = rank - 2;
-        let proximity = PASSED_ENEMY_KING_DISTANCE * distance(ctx.kings[1 - us], stop)
-            - PASSED_OWN_KING_DISTANCE * distance(ctx.kings[us], stop);
-        bonus.eg += proximity * w;
+        sink.add(Row::Passed, us, layout::PASSED_ENEMY_KING + rank, distance(ctx.kings[1 - us], stop));
+        sink.add(Row::Passed, us, layout::PASSED_OWN_KING + rank, distance(ctx.kings[us], stop));
     }
-    bonus
 }
 
 /// Material, piece-square values, mobility and king-zone attacks of the
 /// pieces of type `pt` (knight to queen); rook files for rooks.
 #[inline(always)]
-fn piece_terms(board: &Board, ctx: &Context, c: Color, pt: PieceType, t: &mut Terms, attack: &mut KingAttack) {
+fn piece_terms<K: Sink>(
+    board: &Board,
+    ctx: &Context,
+    c: Color,
+    pt: PieceType,
+    sink: &mut K,
+    attack: &mut KingAttack,
+    att: &mut PieceAttacks,
+) {
     let us = c.index();
     let them = 1 - us;
     let idx = pt.index() - 1;
     let pieces = board.pieces_of(c, pt);
     let n = pieces.count() as i32;
-    t.material[us] += MATERIAL[pt.index()] * n;
+    sink.add(Row::Material, us, layout::MATERIAL + pt.index(), n);
+    let t = sink.terms();
     t.phase += PHASE_WEIGHT[pt.index()] * n;
     t.non_pawn[us] += piece_value(pt) * n;
     for sq in pieces {
-        t.psqt[us] += PSQT[pt.index()][sq.relative(c).index()];
-        let att = attacks::piece(pt, sq, ctx.occ);
-        let safe = (att & ctx.mobility_area[us]).count() as i32;
-        t.mobility[us] += MOBILITY_WEIGHT[idx] * (safe - MOBILITY_NEUTRAL[idx]);
-        let zone_hits = (att & ctx.zones[them]).count() as i32;
+        sink.add(Row::Psqt, us, psqt_index(pt, sq.relative(c)), 1);
+        let a = attacks::piece(pt, sq, ctx.occ);
+        match pt {
+            PieceType::Knight | PieceType::Bishop => att.minor[us] |= a,
+            PieceType::Rook => att.rook[us] |= a,
+            _ => {}
+        }
+        let safe = (a & ctx.mobility_area[us]).count() as usize;
+        sink.add(Row::Mobility, us, layout::MOBILITY[idx] + safe.min(layout::MOBILITY_LEN[idx] - 1), 1);
+        let zone_hits = (a & ctx.zones[them]).count() as i32;
         if zone_hits > 0 {
             attack.attackers += 1;
             attack.units += KING_ATTACK_WEIGHT[idx] * zone_hits;
@@ -421,9 +531,9 @@ fn piece_terms(board: &Board, ctx: &Context, c: Color, pt: PieceType, t: &mut Te
         if pt == PieceType::Rook {
             let file = Bitboard::file(sq.file());
             if ((ctx.pawns[0] | ctx.pawns[1]) & file).is_empty() {
-                t.pieces[us] += ROOK_OPEN_FILE;
+                sink.add(Row::Pieces, us, layout::ROOK_OPEN_FILE, 1);
             } else if (ctx.pawns[us] & file).is_empty() {
-                t.pieces[us] += ROOK_HALF_OPEN_FILE;
+                sink.add(Row::Pieces, us, layout::ROOK_HALF_OPEN_FILE, 1);
             }
         }
     }
@@ -432,12 +542,11 @@ fn piece_terms(board: &Board, ctx: &Context, c: Color, pt: PieceType, t: &mut Te
 /// Shield of own pawns in front of the king of colour `c`, on the king's file
 /// and its neighbours (three files, shifted inwards at the edge).
 #[inline(always)]
-fn pawn_shield(ctx: &Context, c: Color) -> S {
+fn pawn_shield<K: Sink>(ctx: &Context, c: Color, sink: &mut K) {
     let us = c.index();
     let ksq = ctx.kings[us];
     let ahead = MASKS.forward_ranks[us][ksq.rank() as usize];
     let centre = ksq.file().clamp(1, 6);
-    let mut s = S::ZERO;
     for f in centre - 1..=centre + 1 {
         let file = Bitboard::file(f);
         let shield = ctx.pawns[us] & file & ahead;
@@ -446,30 +555,58 @@ fn pawn_shield(ctx: &Context, c: Color) -> S {
                 Color::White => shield.lsb(),
                 Color::Black => shield.msb(),
             };
-            s += match nearest.rank().abs_diff(ksq.rank()) {
-                1 => SHIELD_CLOSE,
-                2 => SHIELD_FAR,
-                _ => SHIELD_MISSING,
+            let w = match nearest.rank().abs_diff(ksq.rank()) {
+                1 => layout::SHIELD_CLOSE,
+                2 => layout::SHIELD_FAR,
+                _ => layout::SHIELD_MISSING,
             };
+            sink.add(Row::King, us, w, 1);
         } else {
-            s += SHIELD_MISSING;
+            sink.add(Row::King, us, layout::SHIELD_MISSING, 1);
             if (ctx.pawns[1 - us] & file).is_empty() {
-                s += SHIELD_OPEN_FILE;
+                sink.add(Row::King, us, layout::SHIELD_OPEN_FILE, 1);
             }
         }
     }
-    s
 }
 
-/// Penalty for the defender of a king zone under `attack`; halved units when
-/// the attacker has no queen.
+/// Danger to the king of colour `defender` from `attack`: needs two
+/// attackers; the units are halved when the attacker has no queen.
 #[inline(always)]
-fn king_danger(attack: KingAttack, attacker_has_queen: bool) -> S {
+fn king_danger<K: Sink>(sink: &mut K, defender: usize, attack: KingAttack, attacker_has_queen: bool) {
     if attack.attackers < 2 {
-        return S::ZERO;
+        return;
     }
     let units = if attacker_has_queen { attack.units } else { attack.units / 2 };
-    S::new((units * units / KING_DANGER_DIVISOR).min(KING_DANGER_MAX), 0)
+    let i = (units as usize).min(layout::KING_DANGER_LEN - 1);
+    sink.add(Row::King, defender, layout::KING_DANGER + i, 1);
+}
+
+/// Pieces of colour `c` attacked by enemy pawns, minor pieces and rooks,
+/// counted by the attacked piece's type.
+#[inline(always)]
+fn threats<K: Sink>(board: &Board, ctx: &Context, att: &PieceAttacks, c: Color, sink: &mut K) {
+    let us = c.index();
+    let them = 1 - us;
+    let targets = board.color_bb(c) & !ctx.pawns[us] & !ctx.kings[us].bb();
+    if (targets & (ctx.pawn_attacks[them] | att.minor[them] | att.rook[them])).is_empty() {
+        return;
+    }
+    for pt in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen] {
+        let ours = board.pieces_of(c, pt);
+        let by_pawn = (ours & ctx.pawn_attacks[them]).count() as i32;
+        if by_pawn > 0 {
+            sink.add(Row::Threats, us, layout::THREAT_BY_PAWN + pt.index(), by_pawn);
+        }
+        let by_minor = (ours & att.minor[them]).count() as i32;
+        if by_minor > 0 {
+            sink.add(Row::Threats, us, layout::THREAT_BY_MINOR + pt.index(), by_minor);
+        }
+        let by_rook = (ours & att.rook[them]).count() as i32;
+        if by_rook > 0 {
+            sink.add(Row::Threats, us, layout::THREAT_BY_ROOK + pt.index(), by_rook);
+        }
+    }
 }
 
 /// Side-to-move score from a white-view score: tempo and clamp.
@@ -478,25 +615,22 @@ fn for_side_to_move(white: i32, stm: Color) -> i32 {
     (white * stm.sign() + TEMPO).clamp(-MAX_EVAL, MAX_EVAL)
 }
 
+fn terms(board: &Board) -> Terms {
+    let mut t = Terms::default();
+    compute(board, &mut t);
+    t
+}
+
 /// Static evaluation in centipawns from the side to move's point of view
 /// (positive = good for the side to move), within `±MAX_EVAL`.
 pub fn evaluate(board: &Board) -> i32 {
-    for_side_to_move(compute(board).white_score(), board.side_to_move())
+    for_side_to_move(terms(board).white_score(), board.side_to_move())
 }
 
 /// A human-readable breakdown of [`evaluate`] for the UCI `eval` command.
 pub fn trace(board: &Board) -> String {
-    let t = compute(board);
+    let t = terms(board);
     let mut out = String::with_capacity(1024);
-    let rows: [(&str, &[S; 2]); 7] = [
-        ("Material", &t.material),
-        ("Piece-square", &t.psqt),
-        ("Mobility", &t.mobility),
-        ("Pawn structure", &t.pawns),
-        ("Passed pawns", &t.passed),
-        ("King safety", &t.king),
-        ("Pieces", &t.pieces),
-    ];
     let rule = "---------------+---------------+---------------+---------------";
     let _ = writeln!(out, "{:<14} | {:^13} | {:^13} | {:^13}", "Term", "White", "Black", "Total");
     let _ = writeln!(out, "{:<14} | {:>6} {:>6} | {:>6} {:>6} | {:>6} {:>6}", "", "MG", "EG", "MG", "EG", "MG", "EG");
@@ -506,7 +640,7 @@ pub fn trace(board: &Board) -> String {
         let _ =
             writeln!(out, "{name:<14} | {:>6} {:>6} | {:>6} {:>6} | {:>6} {:>6}", w.mg, w.eg, b.mg, b.eg, d.mg, d.eg);
     };
-    for (name, v) in rows {
+    for (name, v) in ROW_NAMES.iter().zip(&t.rows) {
         row(&mut out, name, v[0], v[1]);
     }
     let _ = writeln!(out, "{rule}");

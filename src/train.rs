@@ -7,6 +7,7 @@
 //! | forward and backward pass, batch gradient on several threads | [`grad`] |
 //! | AdamW with clipping | [`optim`] |
 //! | the checkpoint file (`<out>.ckpt`) and its byte layout | [`checkpoint`] |
+//! | `archivist tune`: the hand-written evaluation's weights (Texel's method) | [`hce`] |
 //!
 //! One epoch is one pass over every game of the data files. Positions go
 //! through the [`data::Filter`], are shuffled through a buffer of
@@ -25,6 +26,7 @@
 pub mod checkpoint;
 pub mod data;
 pub mod grad;
+pub mod hce;
 pub mod optim;
 
 #[cfg(test)]

@@ -8,7 +8,12 @@ fn board(fen: &str) -> Board {
 }
 
 fn terms(fen: &str) -> Terms {
-    compute(&board(fen))
+    super::terms(&board(fen))
+}
+
+/// White's and black's totals of one row.
+fn row(fen: &str, r: Row) -> [S; 2] {
+    terms(fen).rows[r as usize]
 }
 
 /// Small deterministic generator for random games.
@@ -85,30 +90,31 @@ fn far_advanced_passed_pawn_outscores_the_same_pawn_on_its_start_rank() {
     let advanced = evaluate(&board("k7/8/3P4/8/8/8/8/4K3 w - - 0 1"));
     let home = evaluate(&board("k7/8/8/8/8/8/3P4/4K3 w - - 0 1"));
     assert!(advanced > home + 50, "d6 pawn {advanced} vs d2 pawn {home}");
-    let advanced = terms("k7/8/3P4/8/8/8/8/4K3 w - - 0 1").passed[0];
-    let home = terms("k7/8/8/8/8/8/3P4/4K3 w - - 0 1").passed[0];
+    let advanced = row("k7/8/3P4/8/8/8/8/4K3 w - - 0 1", Row::Passed)[0];
+    let home = row("k7/8/8/8/8/8/3P4/4K3 w - - 0 1", Row::Passed)[0];
     assert!(advanced.mg > home.mg && advanced.eg > home.eg);
 }
 
 #[test]
 fn blocked_passed_pawn_is_worth_less_than_a_free_one() {
-    let free = terms("k7/8/3P4/8/8/8/8/3NK3 w - - 0 1").passed[0];
-    let blocked = terms("k7/3n4/3P4/8/8/8/8/4K3 w - - 0 1").passed[0];
+    let free = row("k7/8/3P4/8/8/8/8/3NK3 w - - 0 1", Row::Passed)[0];
+    let blocked = row("k7/3n4/3P4/8/8/8/8/4K3 w - - 0 1", Row::Passed)[0];
     assert!(free.eg > blocked.eg, "free {free:?} vs blocked {blocked:?}");
 }
 
 #[test]
 fn pawn_with_an_enemy_pawn_ahead_on_a_neighbour_file_is_not_passed() {
-    assert_eq!(terms("k7/4p3/8/8/3P4/8/8/4K3 w - - 0 1").passed[0], S::ZERO);
-    assert_ne!(terms("k7/5p2/8/8/3P4/8/8/4K3 w - - 0 1").passed[0], S::ZERO);
+    assert_eq!(row("k7/4p3/8/8/3P4/8/8/4K3 w - - 0 1", Row::Passed)[0], S::ZERO);
+    assert_ne!(row("k7/5p2/8/8/3P4/8/8/4K3 w - - 0 1", Row::Passed)[0], S::ZERO);
 }
 
 #[test]
 fn doubled_and_isolated_pawns_are_penalised() {
-    let healthy = terms("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1").pawns[0];
-    let doubled = terms("4k3/8/8/8/8/3P4/3P4/4K3 w - - 0 1").pawns[0];
-    assert_eq!(healthy, S::ZERO);
-    assert_eq!(doubled, DOUBLED_PAWN + ISOLATED_PAWN * 2);
+    // d2 and e2 side by side: connected, neither doubled nor isolated.
+    let healthy = row("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1", Row::Pawns)[0];
+    let doubled = row("4k3/8/8/8/8/3P4/3P4/4K3 w - - 0 1", Row::Pawns)[0];
+    assert_eq!(healthy, WEIGHTS[layout::CONNECTED + 1] * 2);
+    assert_eq!(doubled, WEIGHTS[layout::DOUBLED] + WEIGHTS[layout::ISOLATED] * 2);
 }
 
 #[test]
@@ -117,43 +123,52 @@ fn king_with_intact_shield_scores_better_than_bare_king_under_attack() {
     let shielded = "6k1/5ppp/8/8/6nq/8/5PPP/3R2K1 w - - 0 1";
     let bare = "6k1/5ppp/8/8/6nq/8/PPP5/3R2K1 w - - 0 1";
     assert!(evaluate(&board(shielded)) > evaluate(&board(bare)));
-    let (s, b) = (terms(shielded).king[0], terms(bare).king[0]);
+    let (s, b) = (row(shielded, Row::King)[0], row(bare, Row::King)[0]);
     assert!(s.mg > b.mg + 50, "shielded king {s:?} vs bare king {b:?}");
 }
 
 #[test]
 fn more_attackers_on_the_king_zone_cost_more() {
-    let one = terms("6k1/5ppp/8/8/7q/8/5PPP/6K1 w - - 0 1").king[0];
-    let two = terms("6k1/5ppp/8/8/6nq/8/5PPP/6K1 w - - 0 1").king[0];
+    let one = row("6k1/5ppp/8/8/7q/8/5PPP/6K1 w - - 0 1", Row::King)[0];
+    let two = row("6k1/5ppp/8/8/6nq/8/5PPP/6K1 w - - 0 1", Row::King)[0];
     assert!(two.mg < one.mg, "queen and knight {two:?} vs queen alone {one:?}");
+}
+
+/// The mobility entry (safe squares) a lone white knight's features use.
+fn knight_mobility(fen: &str) -> usize {
+    let f = tune::features(&board(fen));
+    let knight = layout::MOBILITY[0]..layout::MOBILITY[0] + layout::MOBILITY_LEN[0];
+    let entries: Vec<usize> = f.counts.iter().map(|&(w, _)| usize::from(w)).filter(|w| knight.contains(w)).collect();
+    assert_eq!(entries.len(), 1, "{fen}: {entries:?}");
+    entries[0] - layout::MOBILITY[0]
 }
 
 #[test]
 fn centralised_knight_is_more_mobile_than_one_on_the_rim() {
-    let centre = terms("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").mobility[0];
-    let rim = terms("4k3/8/8/8/N7/8/8/4K3 w - - 0 1").mobility[0];
-    assert!(centre.mg > rim.mg && centre.eg > rim.eg);
+    assert_eq!(knight_mobility("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1"), 8);
+    assert_eq!(knight_mobility("4k3/8/8/8/N7/8/8/4K3 w - - 0 1"), 4);
 }
 
 #[test]
 fn squares_attacked_by_enemy_pawns_do_not_count_as_mobility() {
-    let free = terms("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").mobility[0];
-    let watched = terms("4k3/8/2p5/8/3N4/8/8/4K3 w - - 0 1").mobility[0];
-    assert!(watched.mg < free.mg);
+    // The c6 pawn guards b5 (and d5, which the knight does not reach); c6 itself may be taken.
+    assert_eq!(knight_mobility("4k3/8/2p5/8/3N4/8/8/4K3 w - - 0 1"), 7);
+    // Own pieces block: the king on e2 takes one square.
+    assert_eq!(knight_mobility("4k3/8/8/8/3N4/8/4K3/8 w - - 0 1"), 7);
 }
 
 #[test]
 fn bishop_pair_and_rook_on_open_file_are_rewarded() {
-    assert_eq!(terms("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1").pieces[0], BISHOP_PAIR);
-    assert_eq!(terms("4k3/8/8/8/8/8/8/2N1KB2 w - - 0 1").pieces[0], S::ZERO);
-    assert_eq!(terms("4k3/p7/8/8/8/8/P7/R3K3 w - - 0 1").pieces[0], S::ZERO);
-    assert_eq!(terms("4k3/p7/8/8/8/8/8/R3K3 w - - 0 1").pieces[0], ROOK_HALF_OPEN_FILE);
-    assert_eq!(terms("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").pieces[0], ROOK_OPEN_FILE);
+    assert_eq!(row("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1", Row::Pieces)[0], WEIGHTS[layout::BISHOP_PAIR]);
+    assert_eq!(row("4k3/8/8/8/8/8/8/2N1KB2 w - - 0 1", Row::Pieces)[0], S::ZERO);
+    assert_eq!(row("4k3/p7/8/8/8/8/P7/R3K3 w - - 0 1", Row::Pieces)[0], S::ZERO);
+    assert_eq!(row("4k3/p7/8/8/8/8/8/R3K3 w - - 0 1", Row::Pieces)[0], WEIGHTS[layout::ROOK_HALF_OPEN_FILE]);
+    assert_eq!(row("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", Row::Pieces)[0], WEIGHTS[layout::ROOK_OPEN_FILE]);
 }
 
 #[test]
 fn phase_runs_from_full_at_the_start_to_zero_with_only_pawns() {
-    assert_eq!(compute(&Board::startpos()).phase, MAX_PHASE);
+    assert_eq!(super::terms(&Board::startpos()).phase, MAX_PHASE);
     assert_eq!(terms("4k3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1").phase, 0);
     assert_eq!(terms("3qk3/8/8/8/8/8/8/R3K3 w - - 0 1").phase, 6);
 }

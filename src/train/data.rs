@@ -110,6 +110,12 @@ impl FilterCounts {
 
 /// Appends the kept positions of `game` to `out`.
 pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out: &mut Vec<Sample>) {
+    kept_positions(game, filter, counts, |board, score| out.push(Sample::new(board, score, game.result)));
+}
+
+/// Calls `keep` with each position of `game` that passes `filter` and its
+/// stored score (the side to move's view); counts what was left out.
+pub fn kept_positions(game: &Game, filter: &Filter, counts: &mut FilterCounts, mut keep: impl FnMut(&Board, u16)) {
     let mut ply = 0u32;
     game.replay(|board, p| {
         counts.seen += 1;
@@ -123,7 +129,7 @@ pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out
             &mut counts.extreme
         } else {
             counts.kept += 1;
-            out.push(Sample::new(board, p.score, game.result));
+            keep(board, p.score);
             ply += 1;
             return;
         };
@@ -220,11 +226,16 @@ impl Dataset {
 impl Dataset {
     /// Appends every kept position of every file, in file order.
     pub fn in_order(&self, filter: &Filter, out: &mut Vec<Sample>) -> Result<FilterCounts, TrainError> {
+        self.for_each_game(|game, counts| game_samples(game, filter, counts, out))
+    }
+
+    /// Every game of every file, in file order, with the filter counts to add to.
+    pub fn for_each_game(&self, mut visit: impl FnMut(&Game, &mut FilterCounts)) -> Result<FilterCounts, TrainError> {
         let mut counts = FilterCounts::default();
         for (path, map) in &self.files {
             for game in Reader::new(map) {
                 let game = game.map_err(|source| TrainError::Records { path: path.clone(), source })?;
-                game_samples(&game, filter, &mut counts, out);
+                visit(&game, &mut counts);
             }
         }
         Ok(counts)
