@@ -98,7 +98,9 @@ pub fn weights_source(weights: &[(f64, f64)]) -> String {
     let mut out = String::new();
     out.push_str("//! The evaluation's weights, one `S` (middlegame, endgame) per feature, in\n");
     out.push_str("//! the order of [`super::layout`]. Written by `archivist tune` (see\n");
-    out.push_str("//! [`super::tune`]); edit by hand only to seed a new feature with a guess.\n\n");
+    out.push_str("//! [`super::tune`]); edit by hand only to seed a new feature with a guess.\n");
+    out.push_str("//! MATERIAL and PSQT are PeSTO's values (Ronald Friederich's Rofchade, as\n");
+    out.push_str("//! published on the Chess Programming Wiki), left frozen by the tuner.\n\n");
     out.push_str("use super::S;\n\n#[rustfmt::skip]\n");
     out.push_str("pub(super) static WEIGHTS: [S; super::layout::COUNT] = [\n");
     let mut line = String::new();
