@@ -344,7 +344,8 @@ impl Board {
         }
     }
 
-    fn castling<S: MoveSink>(&self, sink: &mut S) {
+    /// The legal castling moves (none in check).
+    pub(super) fn castling<S: MoveSink>(&self, sink: &mut S) {
         let us = self.side_to_move();
         let them = !us;
         let ksq = self.king_square(us);

@@ -14,7 +14,7 @@
 //! backwards and checked with [`Board::is_legal`], the others are matched
 //! against the legal moves.
 
-use super::Board;
+use super::{Board, MoveList};
 use crate::attacks;
 use crate::types::{Bitboard, Move, MoveKind, PieceType, Square};
 use thiserror::Error;
@@ -145,20 +145,27 @@ impl Board {
     pub fn parse_san(&self, text: &str) -> Result<Move, NotationError> {
         let (piece, to, promo, from_file, from_rank) = match San::parse(text)? {
             San::Castle { king_side } => {
-                return self
-                    .legal_moves()
+                // Only the castling moves: no castling out of check.
+                let mut list = MoveList::new();
+                if !self.in_check() {
+                    self.castling(&mut list);
+                }
+                return list
                     .iter()
-                    .find(|m| m.is_castling() && (m.to().file() > m.from().file()) == king_side)
-                    .ok_or_else(|| NotationError::Illegal(text.to_string()))
+                    .find(|m| (m.to().file() > m.from().file()) == king_side)
+                    .ok_or_else(|| NotationError::Illegal(text.to_string()));
             }
             San::Move { piece, to, promo, from_file, from_rank } => (piece, to, promo, from_file, from_rank),
         };
         let mut found = None;
+        // Pins are looked up once per position, and only when a candidate
+        // needs them.
+        let mut pinned = None;
         for m in self.san_candidates(piece, to, promo) {
             if from_file.is_some_and(|f| f != m.from().file()) || from_rank.is_some_and(|r| r != m.from().rank()) {
                 continue;
             }
-            if !self.is_legal(m) {
+            if !self.candidate_is_legal(m, piece, &mut pinned) {
                 continue;
             }
             if found.is_some() {
@@ -167,6 +174,30 @@ impl Board {
             found = Some(m);
         }
         found.ok_or_else(|| NotationError::Illegal(text.to_string()))
+    }
+
+    /// [`Board::is_legal`] for a move of [`Board::san_candidates`] by a
+    /// `piece`: such a move reaches its square by construction, so only
+    /// the king's safety is left to check (en passant, rare, goes through
+    /// `is_legal`). `pinned` caches [`Board::pinned`] for the side to move.
+    fn candidate_is_legal(&self, m: Move, piece: PieceType, pinned: &mut Option<Bitboard>) -> bool {
+        let us = self.side_to_move();
+        let (from, to) = (m.from(), m.to());
+        if m.kind() == MoveKind::EnPassant {
+            return self.is_legal(m);
+        }
+        if piece == PieceType::King {
+            return !self.is_attacked(to, !us, self.occupied().without(from));
+        }
+        let checkers = self.checkers();
+        if checkers.more_than_one() {
+            return false;
+        }
+        let ksq = self.king_square(us);
+        if checkers.any() && !attacks::between(ksq, checkers.lsb()).contains(to) {
+            return false;
+        }
+        !pinned.get_or_insert_with(|| self.pinned(us)).contains(from) || attacks::line(ksq, from).contains(to)
     }
 
     /// The moves of a `piece` of the side to move that could land on `to`
