@@ -58,6 +58,13 @@ pub(super) enum Token<'t> {
 
 impl<'t> Token<'t> {
     pub(super) fn of(t: &'t str) -> Token<'t> {
+        // Most tokens are bare moves: a letter first (no result, move
+        // number or NAG starts so) and no `!`/`?` last, so nothing to cut.
+        if let (Some(first), Some(last)) = (t.as_bytes().first(), t.as_bytes().last()) {
+            if first.is_ascii_alphabetic() && !matches!(last, b'!' | b'?') {
+                return Token::Move { san: t, suffix: "" };
+            }
+        }
         if is_result(t) {
             return Token::Result;
         }
@@ -357,6 +364,13 @@ pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
             _ if space => {}
             _ => {
                 start.get_or_insert(i);
+                // The rest of the token's plain bytes, in a tight loop (the
+                // fast path above, without its other tests).
+                i += width;
+                while bytes.get(i).is_some_and(|&d| PLAIN[usize::from(d)]) {
+                    i += 1;
+                }
+                continue;
             }
         }
         i += width;
