@@ -305,6 +305,22 @@ pub(crate) enum San {
 }
 
 impl San {
+    /// The two commonest shapes, a pawn push (`e4`) and a piece move
+    /// (`Nf3`), read at once; what [`San::parse`] makes of them, or `None`
+    /// for any other text.
+    #[inline]
+    fn plain(bytes: &[u8]) -> Option<San> {
+        let square = |f: u8, r: u8| {
+            (matches!(f, b'a'..=b'h') && matches!(r, b'1'..=b'8')).then(|| Square::from_coords(f - b'a', r - b'1'))
+        };
+        let (piece, to) = match *bytes {
+            [f, r] => (PieceType::Pawn, square(f, r)?),
+            [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), f, r] => (PieceType::from_char(p as char)?, square(f, r)?),
+            _ => return None,
+        };
+        Some(San::Move { piece, to, promo: None, from_file: None, from_rank: None })
+    }
+
     /// Reads the text: check marks and `!?` dropped, `x`, `:` and `-`
     /// ignored, the promotion with or without `=`.
     pub(crate) fn parse(text: &str) -> Result<San, NotationError> {
@@ -312,6 +328,9 @@ impl San {
         // every move of every game here).
         let syntax = || NotationError::Syntax(text.to_string());
         let bytes = text.as_bytes();
+        if let Some(san) = San::plain(bytes) {
+            return Ok(san);
+        }
         let marks = bytes.iter().rev().take_while(|&&c| matches!(c, b'+' | b'#' | b'!' | b'?')).count();
         let core = &bytes[..bytes.len() - marks];
         if core.is_empty() || !core.is_ascii() {
