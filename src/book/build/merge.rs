@@ -35,15 +35,25 @@ impl Group {
         split && (flagged(HALVED) || self.moves.iter().any(|r| r.n >= COUNT_MAX))
     }
 
+    /// Adds a record of the position (records of one move come one after
+    /// another). A move's first record is taken whole: adding it to a
+    /// zeroed slot whose `first` is `u64::MAX` gives the same record.
+    #[inline]
     fn add(&mut self, r: Rec) {
         let slot = if r.mv == HEAD {
-            self.head.get_or_insert(Rec { key: r.key, mv: HEAD, first: u64::MAX, ..Rec::default() })
+            match &mut self.head {
+                Some(head) => head,
+                None => {
+                    self.head = Some(r);
+                    return;
+                }
+            }
         } else {
             match self.moves.last_mut() {
                 Some(last) if last.mv == r.mv => last,
                 _ => {
-                    self.moves.push(Rec { key: r.key, mv: r.mv, first: u64::MAX, ..Rec::default() });
-                    self.moves.last_mut().unwrap_or_else(|| unreachable!("just pushed"))
+                    self.moves.push(r);
+                    return;
                 }
             }
         };
@@ -106,6 +116,9 @@ impl Merge {
 
     /// The next position, or `None` at the end.
     pub fn next_group(&mut self) -> Result<Option<&mut Group>, RunError> {
+        if self.sources.len() == 1 {
+            return self.next_group_alone();
+        }
         let Some(&Reverse(top)) = self.heap.peek() else { return Ok(None) };
         let key = (top >> 64) as u64;
         self.groups += 1;
@@ -139,6 +152,29 @@ impl Merge {
             }
         }
         Ok(Some(&mut self.group))
+    }
+
+    /// [`Merge::next_group`] for a lone source (the table, when nothing
+    /// was spilled): its records, in order and each (key, move) once, make
+    /// the groups one after another, without the heap. `pending[0]` holds
+    /// the source's next record; the heap is left as it was.
+    fn next_group_alone(&mut self) -> Result<Option<&mut Group>, RunError> {
+        let Some(mut r) = self.pending[0].take() else { return Ok(None) };
+        let group = &mut self.group;
+        group.key = r.key;
+        group.head = None;
+        group.moves.clear();
+        group.sources = 1;
+        loop {
+            group.add(r);
+            match self.sources[0].next().transpose()? {
+                Some(next) if next.key == group.key => r = next,
+                next => {
+                    self.pending[0] = next;
+                    return Ok(Some(group));
+                }
+            }
+        }
     }
 }
 
