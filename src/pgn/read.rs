@@ -64,6 +64,14 @@ impl<'t> Token<'t> {
             if first.is_ascii_alphabetic() && !matches!(last, b'!' | b'?') {
                 return Token::Move { san: t, suffix: "" };
             }
+            // A move number alone (`12.`, `12...`): digits, then dots to
+            // the end (no result is so).
+            if first.is_ascii_digit() && *last == b'.' {
+                let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+                if t.as_bytes()[digits..].iter().all(|&c| c == b'.') {
+                    return Token::Empty;
+                }
+            }
         }
         if is_result(t) {
             return Token::Result;
