@@ -61,7 +61,9 @@ pub struct PassSpec<'a> {
 /// What a batch gave. Its events go to the shards, so the caller gets it
 /// with `events` empty.
 pub struct BatchOut {
-    pub events: Vec<Event>,
+    /// The events by shard ([`shard_of`] of their key; [`SHARDS`] lists),
+    /// each list in input order.
+    pub events: Vec<Vec<Event>>,
     pub games: u64,
     pub kept: u64,
     pub rejected: [u64; Rejection::ALL.len()],
@@ -151,17 +153,20 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
 
 fn work(spec: &PassSpec<'_>, shards: &Shards, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
+    // The events of each batch by shard; the lists are reused.
     let mut parts: Vec<Vec<Event>> = vec![Vec::new(); SHARDS];
     for job in jobs.iter() {
         let (seq, mut item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
-            Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, file, &files[file], &batch))),
+            Job::Batch { seq, file, batch } => {
+                let events = std::mem::take(&mut parts);
+                (seq, Item::Batch(count_batch(spec, file, &files[file], &batch, events)))
+            }
         };
         if let Item::Batch(b) = &mut item {
-            for e in b.events.drain(..) {
-                parts[shard_of(e.key)].push(e);
-            }
+            parts = std::mem::take(&mut b.events);
         }
+        parts.resize_with(SHARDS, Vec::new);
         for (shard, part) in parts.iter_mut().enumerate() {
             shards.apply(shard, seq, part);
             part.clear();
@@ -192,10 +197,18 @@ fn count_in_order<E>(
 }
 
 /// Parses, filters and replays one batch (each game seen in place, see
-/// [`crate::pgn::view`]).
-pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, batch: &Batch) -> BatchOut {
+/// [`crate::pgn::view`]); `events` are emptied lists to reuse.
+pub fn count_batch(
+    spec: &PassSpec<'_>,
+    file_index: usize,
+    file: &Arc<Path>,
+    batch: &Batch,
+    mut events: Vec<Vec<Event>>,
+) -> BatchOut {
+    events.iter_mut().for_each(Vec::clear);
+    events.resize_with(SHARDS, Vec::new);
     let mut out = BatchOut {
-        events: Vec::with_capacity(batch.text.len() / 8),
+        events,
         games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
@@ -210,7 +223,7 @@ pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, bat
         match spec.filters.admit(game) {
             Err(r) => out.rejected[r.index()] += 1,
             Ok(admitted) => {
-                let before = out.events.len();
+                let before: [usize; SHARDS] = std::array::from_fn(|s| out.events[s].len());
                 let index = batch.first_index + game.number() - 1;
                 let base = (file_index as u64) << 56 | (index as u64 & 0xFF_FFFF_FFFF) << 16;
                 let replay = Replay {
@@ -221,7 +234,9 @@ pub fn count_batch(spec: &PassSpec<'_>, file_index: usize, file: &Arc<Path>, bat
                 match game_events(spec, game, &admitted, base, replay, &mut out.events) {
                     Ok(()) => out.kept += 1,
                     Err(e) => {
-                        out.events.truncate(before);
+                        for (part, len) in out.events.iter_mut().zip(before) {
+                            part.truncate(len);
+                        }
                         out.skipped.push(e);
                     }
                 }
@@ -247,14 +262,15 @@ struct Replay<'b, S> {
     source: S,
 }
 
-/// The events of one admitted game (appended to `events`).
+/// The events of one admitted game (appended to `events`, the list of
+/// each event's shard).
 fn game_events(
     spec: &PassSpec<'_>,
     game: &GameView<'_>,
     admitted: &Admitted,
     base: u64,
     replay: Replay<'_, impl FnOnce() -> GameSource>,
-    events: &mut Vec<Event>,
+    events: &mut [Vec<Event>],
 ) -> Result<(), ReplayError> {
     let white_pts = white_points(game);
     let counts = |c: Color| if c == Color::White { admitted.white_counts } else { admitted.black_counts };
@@ -263,7 +279,7 @@ fn game_events(
     let mut ply = 0u64;
     // Polyglot: the piece part of the key follows the moves.
     let mut pieces = None;
-    let mut push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
+    let mut push = |board: &Board, m: Option<Move>, events: &mut [Vec<Event>]| {
         let stm = board.side_to_move();
         let seq = base | ply.min(0xFFFF);
         ply += 1;
@@ -285,15 +301,17 @@ fn game_events(
                 let key = polyglot;
                 if let (Some(m), true) = (m, in_focus(key)) {
                     let mv = to_polyglot_move(m);
-                    events.push(Event { key, seq, rating, mv, points: mover_pts, white: stm == Color::White });
+                    let e = Event { key, seq, rating, mv, points: mover_pts, white: stm == Color::White };
+                    events[shard_of(key)].push(e);
                 }
             }
             Counting::Yacb => {
                 let key = board.key();
                 let visit = Event { key, seq, rating, mv: super::table::HEAD, points: white_pts, white: true };
-                events.push(visit);
+                let part = &mut events[shard_of(key)];
+                part.push(visit);
                 if let Some(m) = m {
-                    events.push(Event { mv: m.raw(), points: mover_pts, white: stm == Color::White, ..visit });
+                    part.push(Event { mv: m.raw(), points: mover_pts, white: stm == Color::White, ..visit });
                 }
             }
         }
