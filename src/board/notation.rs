@@ -309,7 +309,7 @@ impl San {
     /// (`Nf3`), read at once; what [`San::parse`] makes of them, or `None`
     /// for any other text.
     #[inline]
-    fn plain(bytes: &[u8]) -> Option<San> {
+    pub(crate) fn plain(bytes: &[u8]) -> Option<San> {
         let square = |f: u8, r: u8| {
             (matches!(f, b'a'..=b'h') && matches!(r, b'1'..=b'8')).then(|| Square::from_coords(f - b'a', r - b'1'))
         };
@@ -326,11 +326,16 @@ impl San {
     pub(crate) fn parse(text: &str) -> Result<San, NotationError> {
         // Bytes throughout: everything matched is ASCII (PGN replay parses
         // every move of every game here).
+        match San::plain(text.as_bytes()) {
+            Some(san) => Ok(san),
+            None => San::parse_general(text),
+        }
+    }
+
+    /// [`San::parse`] without the shortcut of [`San::plain`]: any text.
+    pub(crate) fn parse_general(text: &str) -> Result<San, NotationError> {
         let syntax = || NotationError::Syntax(text.to_string());
         let bytes = text.as_bytes();
-        if let Some(san) = San::plain(bytes) {
-            return Ok(san);
-        }
         let marks = bytes.iter().rev().take_while(|&&c| matches!(c, b'+' | b'#' | b'!' | b'?')).count();
         let core = &bytes[..bytes.len() - marks];
         if core.is_empty() || !core.is_ascii() {

@@ -540,3 +540,33 @@ fn incremental_polyglot_key_matches_recomputation() {
     assert!(plies > 20_000, "{plies}");
     assert!(special.iter().all(|&n| n > 0), "castling, en passant, promotions: {special:?}");
 }
+
+/// The shortcut for plain SAN (`e4`, `Nf3`) reads every text it accepts
+/// as the general reader does: all one-, two- and three-byte texts over
+/// the bytes SAN uses, and a few more.
+#[test]
+fn plain_san_shortcut_agrees_with_the_general_reader() {
+    let mut alphabet: Vec<u8> = b"abcdefghi0123456789NBRQKPOnbrqkpx=-+#!?: ".to_vec();
+    alphabet.sort_unstable();
+    alphabet.dedup();
+    let mut texts: Vec<Vec<u8>> = alphabet.iter().map(|&c| vec![c]).collect();
+    for &a in &alphabet {
+        for &b in &alphabet {
+            texts.push(vec![a, b]);
+            for &c in &alphabet {
+                texts.push(vec![a, b, c]);
+            }
+        }
+    }
+    let mut shortcut = 0;
+    for t in &texts {
+        let text = String::from_utf8_lossy(t);
+        let general = notation::San::parse_general(&text);
+        if let Some(san) = notation::San::plain(t) {
+            assert_eq!(Ok(san), general, "{text}");
+            shortcut += 1;
+        }
+        assert_eq!(notation::San::parse(&text), general, "{text}");
+    }
+    assert_eq!(shortcut, 64 + 5 * 64, "every pawn push and piece move shape");
+}
