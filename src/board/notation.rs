@@ -179,7 +179,8 @@ impl Board {
     /// [`Board::is_legal`] for a move of [`Board::san_candidates`] by a
     /// `piece`: such a move reaches its square by construction, so only
     /// the king's safety is left to check (en passant, rare, goes through
-    /// `is_legal`). `pinned` caches [`Board::pinned`] for the side to move.
+    /// `is_legal`). `pinned` caches [`Board::pinned`] for the side to move,
+    /// looked up only for a piece on a line with its king.
     fn candidate_is_legal(&self, m: Move, piece: PieceType, pinned: &mut Option<Bitboard>) -> bool {
         let us = self.side_to_move();
         let (from, to) = (m.from(), m.to());
@@ -197,7 +198,10 @@ impl Board {
         if checkers.any() && !attacks::between(ksq, checkers.lsb()).contains(to) {
             return false;
         }
-        !pinned.get_or_insert_with(|| self.pinned(us)).contains(from) || attacks::line(ksq, from).contains(to)
+        // Only a piece aligned with its king can be pinned: the others
+        // need no pin lookup.
+        let line = attacks::line(ksq, from);
+        line.is_empty() || !pinned.get_or_insert_with(|| self.pinned(us)).contains(from) || line.contains(to)
     }
 
     /// The moves of a `piece` of the side to move that could land on `to`
