@@ -507,6 +507,11 @@ impl Worker {
             return self.qsearch(ctx, alpha, beta, ply);
         }
         self.pv_len[ply] = ply;
+        // A stopped search returns at once and counts no more nodes, so a
+        // node limit is never overshot by the calls still under way.
+        if self.stopped {
+            return 0;
+        }
         self.nodes += 1;
         if self.check_stop(ctx) {
             return 0;
@@ -996,6 +1001,9 @@ impl Worker {
     fn qsearch(&mut self, ctx: &Ctx, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         let pv_node = beta - alpha > 1;
         self.pv_len[ply] = ply;
+        if self.stopped {
+            return 0;
+        }
         self.nodes += 1;
         if self.check_stop(ctx) {
             return 0;
