@@ -62,7 +62,6 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         threads: args.threads.max(1),
         l2: args.l2,
         freeze: args.freeze,
-        filter,
     };
     let start = std::time::Instant::now();
     let data = Dataset::open(&args.data).context("opening the record files")?;

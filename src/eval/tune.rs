@@ -44,7 +44,7 @@ impl Sink for Recorder {
 
     fn add(&mut self, row: super::Row, c: usize, w: usize, n: i32) {
         self.list.push((w, if c == 0 { n } else { -n }));
-        self.terms.rows[row as usize][c] += WEIGHTS[w] * n;
+        self.terms.add(row, c, w, n);
     }
 }
 
@@ -80,11 +80,18 @@ impl Features {
             mg += f64::from(n) * wm;
             eg += f64::from(n) * we;
         }
-        let phase = f64::from(self.phase);
-        let max = f64::from(MAX_PHASE);
-        let eg = eg * f64::from(self.scale) / f64::from(SCALE_NORMAL);
-        (mg * phase + eg * (max - phase)) / max + f64::from(TEMPO * self.tempo_sign)
+        let (mg_factor, eg_factor) = taper(self.phase, self.scale);
+        mg * mg_factor + eg * eg_factor + f64::from(TEMPO * self.tempo_sign)
     }
+}
+
+/// What the middlegame and endgame sums are multiplied by in the white-view
+/// score, for a `phase` (0..=24) and endgame `scale` (out of 64): the taper
+/// of [`super::Terms::white_score`] without its integer rounding.
+#[inline]
+pub fn taper(phase: i32, scale: i32) -> (f64, f64) {
+    let mg = f64::from(phase) / f64::from(MAX_PHASE);
+    (mg, f64::from(scale) / f64::from(SCALE_NORMAL) * (1.0 - mg))
 }
 
 /// The weights in use, as `(mg, eg)` pairs in [`layout`] order.

@@ -15,7 +15,7 @@
 
 use super::data::{kept_positions, Dataset, Filter, FilterCounts};
 use super::TrainError;
-use crate::eval::tune::{features, Features};
+use crate::eval::tune::{features, taper, Features};
 use crate::eval::{layout, TEMPO};
 use crate::records::score;
 
@@ -40,7 +40,6 @@ pub struct HceConfig {
     pub l2: f64,
     /// Weight groups (by [`layout::name`]) left as they start.
     pub freeze: Vec<String>,
-    pub filter: Filter,
 }
 
 /// One position: where its counts are, how they blend, and its labels.
@@ -126,9 +125,8 @@ fn eval(counts: &[(u16, i16)], e: &Entry, w: &[f64]) -> (f64, f64, f64) {
         mg += f64::from(n) * w[i];
         eg += f64::from(n) * w[i + 1];
     }
-    let phase = f64::from(e.phase) / 24.0;
-    let eg_factor = f64::from(e.scale) / 64.0 * (1.0 - phase);
-    (mg * phase + eg * eg_factor + f64::from(TEMPO) * f64::from(e.tempo), phase, eg_factor)
+    let (mg_factor, eg_factor) = taper(i32::from(e.phase), i32::from(e.scale));
+    (mg * mg_factor + eg * eg_factor + f64::from(TEMPO) * f64::from(e.tempo), mg_factor, eg_factor)
 }
 
 /// The target of `e`.
@@ -333,16 +331,8 @@ mod tests {
         let (counts, es) = entries();
         let data = Positions { counts, train: es.clone(), validation: es, filtered: Default::default() };
         let start = vec![(0.0, 0.0); 3];
-        let config = HceConfig {
-            iterations: 200,
-            lr: 2.0,
-            lambda: 1.0,
-            k: Some(1.0),
-            threads: 1,
-            l2: 0.0,
-            freeze: Vec::new(),
-            filter: Filter::default(),
-        };
+        let config =
+            HceConfig { iterations: 200, lr: 2.0, lambda: 1.0, k: Some(1.0), threads: 1, l2: 0.0, freeze: Vec::new() };
         let mut errors = Vec::new();
         let one = tune(&data, &start, &config, |e| {
             if let Event::Progress { train, .. } = e {
