@@ -1,6 +1,7 @@
 """Warm-start benchmark (not a test): analyse 5 positions to depth D in a
-cold engine, save the hash, start a new engine, load it, analyse again.
-Prints nodes and time to depth D, cold vs warm.
+cold engine, save the hash, start a new engine, load it, analyse again to
+depth D (answered from the table) and to depth D+1 (resumed at D), beside a
+cold engine's depth D+1. Prints nodes and time, cold vs warm.
 
 usage: sftt_bench.py ENGINE [--depth D] [--hash MB]
 """
@@ -41,6 +42,17 @@ def engine(exe: str, hash_mb: int, path: str) -> Uci:
     return u
 
 
+def table(title: str, cold_res, warm_res) -> None:
+    print(f"\n{title}")
+    print(f"{'position':<70} {'cold nodes':>11} {'cold s':>7} {'warm nodes':>11} {'warm s':>7} {'ratio':>6}")
+    tc = tw = nc = nw = 0
+    for fen, (n1, t1), (n2, t2) in zip(POSITIONS, cold_res, warm_res):
+        print(f"{fen:<70} {n1:>11} {t1:>7.2f} {n2:>11} {t2:>7.2f} {n1 / max(n2, 1):>6.1f}")
+        nc, nw, tc, tw = nc + n1, nw + n2, tc + t1, tw + t2
+    print(f"{'total':<70} {nc:>11} {tc:>7.2f} {nw:>11} {tw:>7.2f} {nc / max(nw, 1):>6.1f}")
+    print(f"nodes: {nc / max(nw, 1):.1f}x fewer warm; time: {tc / max(tw, 1e-9):.1f}x faster warm")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("engine")
@@ -58,16 +70,16 @@ def main() -> None:
         warm.send("setoption name Load Hash from File")
         loaded = [l for l in warm.ready(120) if l.startswith("info string")]
         warm_res = [analyse(warm, fen, a.depth) for fen in POSITIONS]
+        warm_deeper = [analyse(warm, fen, a.depth + 1) for fen in POSITIONS]
         warm.close()
+        cold_deeper = []
+        for fen in POSITIONS:  # each from an empty table
+            fresh = engine(a.engine, a.hash, os.path.join(tmp, "unused.sftt"))
+            cold_deeper.append(analyse(fresh, fen, a.depth + 1))
+            fresh.close()
     print(*saved, *loaded, sep="\n")
-    print(f"\nwarm start, depth {a.depth}, Hash {a.hash} MB")
-    print(f"{'position':<70} {'cold nodes':>11} {'cold s':>7} {'warm nodes':>11} {'warm s':>7} {'ratio':>6}")
-    tc = tw = nc = nw = 0
-    for fen, (n1, t1), (n2, t2) in zip(POSITIONS, cold_res, warm_res):
-        print(f"{fen:<70} {n1:>11} {t1:>7.2f} {n2:>11} {t2:>7.2f} {n1 / max(n2, 1):>6.1f}")
-        nc, nw, tc, tw = nc + n1, nw + n2, tc + t1, tw + t2
-    print(f"{'total':<70} {nc:>11} {tc:>7.2f} {nw:>11} {tw:>7.2f} {nc / max(nw, 1):>6.1f}")
-    print(f"nodes: {nc / max(nw, 1):.1f}x fewer warm; time: {tc / max(tw, 1e-9):.1f}x faster warm")
+    table(f"warm start, depth {a.depth} (the table's own depth), Hash {a.hash} MB", cold_res, warm_res)
+    table(f"warm start, depth {a.depth + 1} (one deeper than the table), Hash {a.hash} MB", cold_deeper, warm_deeper)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,31 @@ def test_save_quit_restart_load_and_analyse_again(exe, tmp_path):
     assert v.close() == 0
 
 
+def last_info(u: Uci, depth: int, *setup: str) -> tuple[str, str]:
+    """(final info line, bestmove line) of `go depth` after `setup` commands."""
+    u.send(*setup, f"position fen {FEN}", f"go depth {depth}")
+    lines, _ = u.bestmove(60)
+    return [l for l in lines if l.startswith("info depth")][-1], lines[-1]
+
+
+def test_a_depth_the_table_holds_is_answered_from_it_and_a_deeper_one_resumes(exe):
+    u = start(exe, "Hash value 32")
+    cold, cold_best = last_info(u, 10)
+    warm, warm_best = last_info(u, 10)
+    # Same move, same score, the line walked from the table, no node searched.
+    assert warm_best == cold_best
+    assert " nodes 0 " in warm and re.search(r" pv (\S+)", warm).group(1) == cold_best.split()[1]
+    assert re.search(r"score (\S+ \S+)", warm).group(1) == re.search(r"score (\S+ \S+)", cold).group(1)
+    shallower, _ = last_info(u, 7)
+    assert " nodes 0 " in shallower and shallower.startswith("info depth 7 ")
+    # A deeper request, or one the table cannot answer (two lines), searches.
+    deeper, _ = last_info(u, 11)
+    assert deeper.startswith("info depth 11 ") and " nodes 0 " not in deeper
+    two, _ = last_info(u, 10, "setoption name MultiPV value 2")
+    assert " nodes 0 " not in two
+    u.close()
+
+
 def test_persistent_hash_saves_at_quit_and_loads_when_set(exe, tmp_path):
     path = tmp_path / "persist.sftt"
     u = start(exe, f"Hash File value {path}", "Persistent Hash value true")
@@ -195,6 +220,6 @@ def test_search_state_is_saved_beside_the_table_and_a_damaged_one_is_ignored(exe
     w.send("setoption name Load Hash from File")
     loaded = info_strings(w)
     assert any("Loaded hash" in s and "search state not restored" in s and "checksum" in s for s in loaded), loaded
-    nodes, move = analyse(w, 6)
+    nodes, move = analyse(w, 10)  # deeper than the table holds: a real search
     assert nodes > 0 and len(move) >= 4
     assert w.close() == 0

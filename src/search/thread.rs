@@ -210,6 +210,27 @@ fn run(
     }
 }
 
+/// The principal variation stored in the table from `board`: each position's
+/// move while it is legal, at most `limit` moves, stopping before a position
+/// repeats (a cycle of table moves would never end).
+fn table_line(ctx: &Ctx, board: &Board, limit: usize) -> Vec<Move> {
+    let mut b = board.clone();
+    let mut seen = vec![b.key()];
+    let mut line = Vec::new();
+    while line.len() < limit {
+        let Some(m) = ctx.tt.probe(b.key()).map(|e| e.best_move()).filter(|&m| b.is_legal(m)) else {
+            break;
+        };
+        b.make_move(m);
+        if seen.contains(&b.key()) {
+            break;
+        }
+        seen.push(b.key());
+        line.push(m);
+    }
+    line
+}
+
 /// Ranks the root moves with the tablebases when the root is in them: only
 /// the best-ranked moves are searched (ranked by DTZ, so a won ending is
 /// converted within the 50-move rule and a drawn one never spoiled), each
@@ -304,12 +325,34 @@ impl Worker {
         // starts at depth 1: jumping to D could spend its whole budget
         // without completing an iteration.
         let analysis = limits.clock.is_none() && limits.nodes.is_none() && limits.movetime_ms.is_none();
+        //
+        // When the entry is already as deep as the `go depth` asked for (one
+        // line, every root move allowed), the table holds the answer: it is
+        // given with the line walked from the table and no search at all.
         let first_depth = match ctx.tt.probe(self.board.key()) {
             Some(e) if analysis && e.bound() == Bound::Exact && e.depth() >= 2 => {
                 // Seed the root: the stored move first, the window around its value.
                 if let Some(i) = self.root_moves.iter().position(|r| r.mv == e.best_move()) {
                     self.root_moves[..=i].rotate_right(1);
                     self.root_moves[0].score = e.value as i32;
+                    let answered = limits.depth.is_some_and(|d| e.depth() >= d)
+                        && multipv == 1
+                        && limits.searchmoves.is_empty()
+                        && !limits.infinite
+                        && self.root_moves[0].tb_value.is_none();
+                    if answered {
+                        self.root_moves[0].pv = table_line(ctx, &self.board, max_depth as usize);
+                        self.completed_depth = max_depth;
+                        if main {
+                            let rm = &self.root_moves[0];
+                            self.emit(ctx, self.info_for(ctx, max_depth, 0, rm.score, None));
+                        }
+                        ctx.shared.node_counts[self.id].store(self.nodes, Relaxed);
+                        if main {
+                            ctx.shared.stop.store(true, Relaxed);
+                        }
+                        return;
+                    }
                     e.depth().min(max_depth)
                 } else {
                     1
