@@ -60,60 +60,60 @@ pub(super) static WEIGHTS: [S; super::layout::COUNT] = [
     S::new(29, -12), S::new(-1, 17), S::new(-20, 14), S::new(-7, 17), S::new(-8, 17), S::new(-4, 38), S::new(-38, 23), S::new(-29, 11),
     S::new(-65, -74), S::new(23, -35), S::new(16, -18), S::new(-15, -18), S::new(-56, -11), S::new(-34, 15), S::new(2, 4), S::new(13, -17),
     // MOBILITY_KNIGHT
-    S::new(-16, -16), S::new(-12, -12), S::new(-8, -8), S::new(-4, -4), S::new(0, 0), S::new(4, 4), S::new(8, 8), S::new(12, 12),
-    S::new(16, 16),
+    S::new(-1, 29), S::new(18, -4), S::new(27, 11), S::new(29, 14), S::new(30, 24), S::new(33, 31), S::new(33, 29), S::new(38, 28),
+    S::new(13, 23),
     // MOBILITY_BISHOP
-    S::new(-30, -30), S::new(-25, -25), S::new(-20, -20), S::new(-15, -15), S::new(-10, -10), S::new(-5, -5), S::new(0, 0), S::new(5, 5),
-    S::new(10, 10), S::new(15, 15), S::new(20, 20), S::new(25, 25), S::new(30, 30), S::new(35, 35),
+    S::new(-4, 8), S::new(6, -13), S::new(12, -2), S::new(18, 5), S::new(21, 10), S::new(28, 16), S::new(27, 17), S::new(36, 23),
+    S::new(38, 14), S::new(35, 31), S::new(69, 7), S::new(-19, 46), S::new(33, 77), S::new(-107, 62),
     // MOBILITY_ROOK
-    S::new(-18, -30), S::new(-15, -25), S::new(-12, -20), S::new(-9, -15), S::new(-6, -10), S::new(-3, -5), S::new(0, 0), S::new(3, 5),
-    S::new(6, 10), S::new(9, 15), S::new(12, 20), S::new(15, 25), S::new(18, 30), S::new(21, 35), S::new(24, 40),
+    S::new(37, -24), S::new(54, -14), S::new(52, -7), S::new(56, -2), S::new(60, -2), S::new(62, 13), S::new(66, 11), S::new(64, 16),
+    S::new(67, 23), S::new(76, 24), S::new(76, 26), S::new(79, 28), S::new(86, 22), S::new(112, 15), S::new(108, 11),
     // MOBILITY_QUEEN
-    S::new(-24, -36), S::new(-22, -33), S::new(-20, -30), S::new(-18, -27), S::new(-16, -24), S::new(-14, -21), S::new(-12, -18), S::new(-10, -15),
-    S::new(-8, -12), S::new(-6, -9), S::new(-4, -6), S::new(-2, -3), S::new(0, 0), S::new(2, 3), S::new(4, 6), S::new(6, 9),
-    S::new(8, 12), S::new(10, 15), S::new(12, 18), S::new(14, 21), S::new(16, 24), S::new(18, 27), S::new(20, 30), S::new(22, 33),
-    S::new(24, 36), S::new(26, 39), S::new(28, 42), S::new(30, 45),
+    S::new(85, -23), S::new(82, -45), S::new(80, -86), S::new(71, 31), S::new(78, -55), S::new(80, -27), S::new(80, 0), S::new(82, 7),
+    S::new(86, 7), S::new(89, 8), S::new(95, 13), S::new(95, 9), S::new(90, 26), S::new(89, 31), S::new(86, 39), S::new(91, 30),
+    S::new(86, 52), S::new(130, 11), S::new(133, -17), S::new(124, -9), S::new(239, -97), S::new(270, -125), S::new(314, -148), S::new(488, -266),
+    S::new(336, -177), S::new(425, -276), S::new(135, -90), S::new(219, -270),
     // DOUBLED
-    S::new(-8, -20),
+    S::new(-15, -6),
     // ISOLATED
-    S::new(-6, -10),
+    S::new(-3, -11),
     // CONNECTED
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0),
+    S::new(0, 0), S::new(2, 3), S::new(9, 3), S::new(8, 3), S::new(9, -3), S::new(56, -17), S::new(-2, 36), S::new(0, 0),
     // PASSED
-    S::new(0, 0), S::new(0, 4), S::new(3, 8), S::new(8, 16), S::new(16, 30), S::new(30, 50), S::new(50, 75), S::new(0, 0),
+    S::new(0, 0), S::new(-1, 11), S::new(-7, 23), S::new(31, 11), S::new(88, 39), S::new(204, 10), S::new(268, -32), S::new(0, 0),
     // PASSED_BLOCKED
-    S::new(0, 0), S::new(0, 2), S::new(1, 4), S::new(4, 8), S::new(8, 15), S::new(15, 25), S::new(25, 37), S::new(0, 0),
+    S::new(0, 0), S::new(34, -19), S::new(4, 17), S::new(18, -3), S::new(92, 10), S::new(150, -20), S::new(193, -86), S::new(0, 0),
     // PASSED_ENEMY_KING
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 4), S::new(0, 8), S::new(0, 12), S::new(0, 16), S::new(0, 20),
+    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(-4, 14), S::new(-1, 16), S::new(-5, 29), S::new(-1, 30), S::new(0, 20),
     // PASSED_OWN_KING
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, -2), S::new(0, -4), S::new(0, -6), S::new(0, -8), S::new(0, -10),
+    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(2, -7), S::new(-16, -6), S::new(-23, -10), S::new(-23, -13), S::new(0, -10),
     // BISHOP_PAIR
-    S::new(25, 50),
+    S::new(23, 54),
     // ROOK_OPEN_FILE
-    S::new(22, 8),
+    S::new(20, 3),
     // ROOK_HALF_OPEN_FILE
-    S::new(10, 5),
+    S::new(4, 8),
     // SHIELD_CLOSE
-    S::new(10, 0),
+    S::new(9, -3),
     // SHIELD_FAR
-    S::new(5, 0),
+    S::new(3, -3),
     // SHIELD_MISSING
-    S::new(-12, 0),
+    S::new(-10, 3),
     // SHIELD_OPEN_FILE
-    S::new(-10, 0),
+    S::new(-12, -2),
     // KING_DANGER
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(-1, 0), S::new(-2, 0), S::new(-4, 0), S::new(-6, 0), S::new(-8, 0),
-    S::new(-10, 0), S::new(-13, 0), S::new(-16, 0), S::new(-20, 0), S::new(-24, 0), S::new(-28, 0), S::new(-32, 0), S::new(-37, 0),
-    S::new(-42, 0), S::new(-48, 0), S::new(-54, 0), S::new(-60, 0), S::new(-66, 0), S::new(-73, 0), S::new(-80, 0), S::new(-88, 0),
-    S::new(-96, 0), S::new(-104, 0), S::new(-112, 0), S::new(-121, 0), S::new(-130, 0), S::new(-140, 0), S::new(-150, 0), S::new(-160, 0),
-    S::new(-170, 0), S::new(-181, 0), S::new(-192, 0), S::new(-204, 0), S::new(-216, 0), S::new(-228, 0), S::new(-240, 0), S::new(-253, 0),
+    S::new(0, 0), S::new(0, 0), S::new(-50, 20), S::new(-5, -2), S::new(12, -3), S::new(-38, 11), S::new(-1, 2), S::new(-13, 3),
+    S::new(-33, 19), S::new(-10, -28), S::new(-48, 42), S::new(-31, -57), S::new(-6, -70), S::new(-20, -56), S::new(-2, -41), S::new(-100, -68),
+    S::new(67, -187), S::new(-28, -41), S::new(-19, -20), S::new(-36, -24), S::new(-189, 123), S::new(-36, -75), S::new(-151, 73), S::new(-233, 152),
+    S::new(-166, 27), S::new(-34, -34), S::new(-106, 42), S::new(-5, -98), S::new(-243, 30), S::new(-194, 26), S::new(-288, -74), S::new(-136, 28),
+    S::new(-540, -349), S::new(-364, -143), S::new(-149, -142), S::new(-244, -29), S::new(-216, 0), S::new(-721, -446), S::new(-274, -12), S::new(-253, 0),
     S::new(-266, 0), S::new(-280, 0), S::new(-294, 0), S::new(-308, 0), S::new(-322, 0), S::new(-337, 0), S::new(-352, 0), S::new(-368, 0),
     S::new(-384, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0),
     S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0), S::new(-400, 0),
     // THREAT_BY_PAWN
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0),
+    S::new(0, 0), S::new(-46, -33), S::new(-48, -51), S::new(-12, -54), S::new(-42, 9), S::new(0, 0),
     // THREAT_BY_MINOR
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0),
+    S::new(0, 0), S::new(-7, -23), S::new(-18, -39), S::new(-55, -20), S::new(-42, -24), S::new(0, 0),
     // THREAT_BY_ROOK
-    S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(0, 0),
+    S::new(0, 0), S::new(-5, -17), S::new(-9, -2), S::new(79, -39), S::new(-30, -81), S::new(0, 0),
 ];
