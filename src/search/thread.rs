@@ -198,7 +198,7 @@ fn run(
         // Ask the TT what the opponent's best reply was.
         let mut b = board.clone();
         b.make_move(best);
-        ponder = tt.probe(b.key()).map(|e| e.best_move()).filter(|&m| b.is_legal(m));
+        ponder = table_line(tt, &b, 1).first().copied();
     }
     Outcome {
         best,
@@ -213,12 +213,12 @@ fn run(
 /// The principal variation stored in the table from `board`: each position's
 /// move while it is legal, at most `limit` moves, stopping before a position
 /// repeats (a cycle of table moves would never end).
-fn table_line(ctx: &Ctx, board: &Board, limit: usize) -> Vec<Move> {
+fn table_line(tt: &TranspositionTable, board: &Board, limit: usize) -> Vec<Move> {
     let mut b = board.clone();
     let mut seen = vec![b.key()];
     let mut line = Vec::new();
     while line.len() < limit {
-        let Some(m) = ctx.tt.probe(b.key()).map(|e| e.best_move()).filter(|&m| b.is_legal(m)) else {
+        let Some(m) = tt.probe(b.key()).map(|e| e.best_move()).filter(|&m| b.is_legal(m)) else {
             break;
         };
         b.make_move(m);
@@ -341,19 +341,18 @@ impl Worker {
                         && !limits.infinite
                         && self.root_moves[0].tb_value.is_none();
                     if answered {
-                        self.root_moves[0].pv = table_line(ctx, &self.board, max_depth as usize);
+                        // Past the last depth: no iteration runs, and the end
+                        // of the search below stops the threads as usual.
+                        self.root_moves[0].pv = table_line(ctx.tt, &self.board, max_depth as usize);
                         self.completed_depth = max_depth;
                         if main {
                             let rm = &self.root_moves[0];
                             self.emit(ctx, self.info_for(ctx, max_depth, 0, rm.score, None));
                         }
-                        ctx.shared.node_counts[self.id].store(self.nodes, Relaxed);
-                        if main {
-                            ctx.shared.stop.store(true, Relaxed);
-                        }
-                        return;
+                        max_depth + 1
+                    } else {
+                        e.depth().min(max_depth)
                     }
-                    e.depth().min(max_depth)
                 } else {
                     1
                 }
