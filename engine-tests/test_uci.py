@@ -349,6 +349,23 @@ def test_stop_ends_infinite_search_within_half_a_second(uci):
     assert_bestmove_legal(lines[-1], chess.Board(MIDGAME))
 
 
+def test_a_search_stopped_at_once_still_answers_with_a_searched_move(uci):
+    """`stop` (or a new `go`) right behind `go`: depth 1 is finished first,
+    so the answer takes the free queen instead of the first move generated."""
+    fen = "4k3/8/8/3q4/8/8/8/3QK3 w - - 0 1"
+    for go in ("go infinite", "go depth 20", "go wtime 60000 btime 60000"):
+        uci.send("ucinewgame", "position fen " + fen, go, "stop")
+        lines, _ = uci.bestmove(5, f"bestmove after {go} and stop")
+        infos = [l for l in lines if l.startswith("info depth")]
+        assert infos, f"{go}: no completed iteration before {lines[-1]!r}"
+        assert lines[-1].split()[1] == "d1d5", f"{go}: {lines[-1]!r}"
+    # A `go` sent while another search runs stops it the same way.
+    uci.send("position fen " + fen, "go depth 30", "go depth 1")
+    first, _ = uci.bestmove(5, "bestmove of the interrupted search")
+    second, _ = uci.bestmove(5, "bestmove of the second search")
+    assert first[-1].split()[1] == second[-1].split()[1] == "d1d5", (first[-1], second[-1])
+
+
 def test_quit_during_search_exits_within_a_second(exe):
     u = Uci([exe])
     u.handshake()

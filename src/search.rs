@@ -471,7 +471,10 @@ impl Worker {
         if self.id == 0 && self.max_nodes != u64::MAX && ctx.shared.total_nodes_fast(self) >= self.max_nodes {
             ctx.shared.stop.store(true, Relaxed);
         }
-        if ctx.shared.stop.load(Relaxed) {
+        // The first iteration always completes (a few hundred nodes at
+        // most), so a search stopped at once still answers with a searched
+        // move, not the first one generated.
+        if ctx.shared.stop.load(Relaxed) && self.root_depth > 1 {
             self.stopped = true;
         }
         self.stopped
