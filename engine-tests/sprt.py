@@ -25,6 +25,10 @@ crashes and illegal moves lose). The last line is the result line that goes
 into a commit message. Exit status: 0 when H1 is accepted, 1 when H0 is,
 3 when the run ended undecided (--max-pairs, Ctrl-C), 2 on bad arguments.
 
+A run stopped on purpose continues with `--resume LOG` (its own stdout)
+and the same arguments: the counts and the opening order carry over, and
+the openings it had started are not played again.
+
 `make sprt BASE=<rev>` builds <rev> in target/sprt/ and runs this against
 the working tree's build.
 """
@@ -35,6 +39,7 @@ import dataclasses
 import math
 import os
 import random
+import re
 import shlex
 import sys
 import threading
@@ -93,6 +98,56 @@ class Penta:
         return self.t_value() / math.sqrt(2) * NELO_PER_T, 1.96 / math.sqrt(2 * n) * NELO_PER_T
 
 
+@dataclasses.dataclass
+class Resumed:
+    header: str
+    seed: int
+    penta: list
+    wdl: list
+    next_pair: int
+
+    @property
+    def penta_pairs(self) -> int:
+        return sum(self.penta)
+
+
+RESUMED_LINE = re.compile(r"^resumed from .*: (\d+) pairs, next opening (\d+)$")
+PAIR_LINE = re.compile(r"^pairs (\d+) games \d+ W-D-L (\d+)-(\d+)-(\d+) penta \[(\d+), (\d+), (\d+), (\d+), (\d+)\]")
+
+
+def read_log(path: str) -> Resumed:
+    """The header, last counts and next opening of a run from its log (its stdout).
+
+    A run may itself be a resumed one: its "resumed from" line says how many
+    pairs it started with and at which opening."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("SPRT: ")]
+    if not starts:
+        raise ValueError("no 'SPRT:' header line")
+    header, body = lines[starts[-1]], lines[starts[-1] + 1:]
+    m = re.search(r"\(seed (\d+)\), concurrency (\d+)$", header)
+    if not m:
+        raise ValueError(f"header without seed and concurrency: {header!r}")
+    seed, concurrency = int(m.group(1)), int(m.group(2))
+    if any(line.startswith("SPRT ") and "accepted" in line for line in body):
+        raise ValueError("the run already ended with a verdict")
+    first_pair, pairs_before = 0, 0
+    penta, wdl = [0] * 5, [0, 0, 0]
+    for line in body:
+        r = RESUMED_LINE.match(line)
+        if r:
+            pairs_before, first_pair = int(r.group(1)), int(r.group(2)) - 1
+        p = PAIR_LINE.match(line)
+        if p:
+            wdl = [int(p.group(i)) for i in (2, 3, 4)]
+            penta = [int(p.group(i)) for i in range(5, 10)]
+    # This run started pairs first_pair, first_pair+1, ...: all finished ones are
+    # counted, and at most `concurrency` more were under way when it stopped.
+    played = sum(penta) - pairs_before
+    return Resumed(header, seed, penta, wdl, first_pair + played + concurrency)
+
+
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
@@ -135,6 +190,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--timemargin", type=float, default=0.0, metavar="MS",
                     help="ms a move may exceed the clock before it loses (default 0)")
     ap.add_argument("--pgn-out", help="append the games to this PGN file")
+    ap.add_argument("--resume", metavar="LOG",
+                    help="continue a stopped run from its log (same builds, time control, bounds "
+                         "and openings): its counts are kept and its openings are not replayed")
     args = ap.parse_args(argv)
 
     try:
@@ -149,19 +207,39 @@ def main(argv: Optional[list[str]] = None) -> int:
         ap.error("--new-nodes/--base-nodes need --tc nodes=N")
     new = EngineSpec(args.new_name, shlex.split(args.new), dict(options), args.new_nodes)
     base = EngineSpec(args.base_name, shlex.split(args.base), dict(options), args.base_nodes)
+    resumed = None
+    if args.resume:
+        try:
+            resumed = read_log(args.resume)
+        except (ValueError, OSError) as e:
+            ap.error(f"--resume {args.resume}: {e}")
+        if args.seed is not None and args.seed != resumed.seed:
+            ap.error(f"--seed {args.seed} differs from the resumed run's seed {resumed.seed}")
+        args.seed = resumed.seed
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     random.Random(seed).shuffle(openings)
     lower, upper = bounds(args.alpha, args.beta)
 
-    print(f"SPRT: {new.name} ({args.new}) vs {base.name} ({args.base}) at {tc}, "
-          f"nElo [{args.elo0:g}, {args.elo1:g}], alpha {args.alpha:g}, beta {args.beta:g}, "
-          f"LLR bounds [{lower:.2f}, {upper:.2f}], {len(openings)} openings (seed {seed}), "
-          f"concurrency {args.concurrency}", flush=True)
-
+    header = (f"SPRT: {new.name} ({args.new}) vs {base.name} ({args.base}) at {tc}, "
+              f"nElo [{args.elo0:g}, {args.elo1:g}], alpha {args.alpha:g}, beta {args.beta:g}, "
+              f"LLR bounds [{lower:.2f}, {upper:.2f}], {len(openings)} openings (seed {seed}), ")
     totals = Totals()
+    next_pair = [0]
+    if resumed is not None:
+        if not resumed.header.startswith(header):
+            ap.error(f"--resume {args.resume}: the log is of another test:\n  {resumed.header}\n"
+                     f"this one would be:\n  {header}")
+        totals.penta.counts = list(resumed.penta)
+        totals.wdl = list(resumed.wdl)
+        # Pairs that were being played when the run stopped are skipped, not replayed.
+        next_pair[0] = resumed.next_pair
+    print(header + f"concurrency {args.concurrency}", flush=True)
+    if resumed is not None:
+        print(f"resumed from {args.resume}: {resumed.penta_pairs} pairs, next opening {resumed.next_pair + 1}",
+              flush=True)
+
     lock = threading.Lock()
     stop = threading.Event()
-    next_pair = [0]
     verdict: list[str] = []
     started = time.monotonic()
     pgn_lock = threading.Lock()

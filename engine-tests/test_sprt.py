@@ -57,3 +57,44 @@ def test_sprt_accepts_a_build_with_more_nodes_and_rejects_one_with_fewer(exe):
     weaker = _run(exe, "--base-nodes", "1600")
     assert weaker.returncode == 1, weaker.stdout[-2000:] + weaker.stderr[-2000:]
     assert "H0 accepted" in weaker.stdout.splitlines()[-1]
+
+
+def _log(tmp_path, *lines: str):
+    path = tmp_path / "sprt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+HEADER = ("SPRT: new (./a) vs base (./b) at nodes=400, nElo [0, 60], alpha 0.05, beta 0.05, "
+          "LLR bounds [-2.94, 2.94], 3000 openings (seed 3), concurrency 2")
+
+
+def test_a_resumed_run_keeps_the_counts_and_skips_the_openings_already_started(tmp_path):
+    log = _log(tmp_path, HEADER,
+               "pairs 1 games 2 W-D-L 1-1-0 penta [0, 0, 0, 1, 0] Elo +1 ± 1 nElo +1 ± 1 LLR +0.01 [-2.94, 2.94]",
+               "pairs 2 games 4 W-D-L 1-3-0 penta [0, 0, 1, 1, 0] Elo +1 ± 1 nElo +1 ± 1 LLR +0.01 [-2.94, 2.94]")
+    r = sprt.read_log(str(log))
+    assert (r.seed, r.penta, r.wdl) == (3, [0, 0, 1, 1, 0], [1, 3, 0])
+    assert r.next_pair == 4            # openings 0 and 1 done, 2 and 3 perhaps under way
+    # A resumed run's own log resumes where it stopped.
+    log2 = _log(tmp_path, HEADER, "resumed from x: 2 pairs, next opening 5",
+                "pairs 3 games 6 W-D-L 2-3-1 penta [0, 0, 2, 1, 0] Elo +1 ± 1 nElo +1 ± 1 LLR +0.01 [-2.94, 2.94]")
+    assert sprt.read_log(str(log2)).next_pair == 4 + 1 + 2
+
+
+def test_resume_refuses_a_finished_run_and_a_log_of_another_test(tmp_path, exe):
+    done = _log(tmp_path, HEADER, "SPRT nodes=400 nElo [0, 60]: H1 accepted; pairs 9")
+    try:
+        sprt.read_log(str(done))
+        raise AssertionError("a finished run was resumed")
+    except ValueError as e:
+        assert "verdict" in str(e)
+    other = _log(tmp_path, HEADER.replace("seed 3", "seed 4"))
+    res = _run(exe, "--resume", str(other))
+    assert res.returncode == 2 and "seed 3 differs" in res.stderr
+    other = _log(tmp_path, HEADER.replace("./a", "./c").replace("seed 3", "seed 3"))
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "engine-tests" / "sprt.py"), "--new", exe, "--base", exe,
+         "--openings", str(SUITE), "--tc", "nodes=400", "--resume", str(other)],
+        capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "another test" in res.stderr
