@@ -106,8 +106,9 @@ pub fn weights_source(weights: &[(f64, f64)]) -> String {
     out.push_str("//! The evaluation's weights, one `S` (middlegame, endgame) per feature, in\n");
     out.push_str("//! the order of [`super::layout`]. Written by `archivist tune` (see\n");
     out.push_str("//! [`super::tune`]); edit by hand only to seed a new feature with a guess.\n");
-    out.push_str("//! MATERIAL and PSQT are PeSTO's values (Ronald Friederich's Rofchade, as\n");
-    out.push_str("//! published on the Chess Programming Wiki), left frozen by the tuner.\n\n");
+    out.push_str("//! MATERIAL and PSQT started as PeSTO's values (Ronald Friederich's\n");
+    out.push_str("//! Rofchade, as published on the Chess Programming Wiki); nets/README.md\n");
+    out.push_str("//! names the run that made this table and the groups it left frozen.\n\n");
     out.push_str("use super::S;\n\n#[rustfmt::skip]\n");
     out.push_str("pub(super) static WEIGHTS: [S; super::layout::COUNT] = [\n");
     let mut line = String::new();
