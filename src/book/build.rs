@@ -80,14 +80,11 @@ pub struct BuildOptions {
     /// Tuning: positions visited this often between two spills stay in
     /// memory ([`PIN_VISITS`]); the output does not depend on it.
     pub pin_visits: u32,
-    /// Tuning: the most runs merged at once ([`MERGE_FAN_IN`]); more runs
-    /// are merged in stages. The output does not depend on it.
-    pub merge_fan_in: usize,
+    /// Tuning: the most runs merged at once (default: as many as the
+    /// memory budget and the open-file limit allow, see [`budget`]); more
+    /// runs are merged in stages. The output does not depend on it.
+    pub merge_fan_in: Option<usize>,
 }
-
-/// Runs merged at once: 64 open files and 2 MB of read buffers, whatever
-/// the input size.
-pub const MERGE_FAN_IN: usize = 64;
 
 impl BuildOptions {
     /// No filters, one thread, 1024 MB, the system's temporary directory.
@@ -100,7 +97,7 @@ impl BuildOptions {
             temp_dir: None,
             allow_damaged: false,
             pin_visits: PIN_VISITS,
-            merge_fan_in: MERGE_FAN_IN,
+            merge_fan_in: None,
         }
     }
 }
@@ -125,6 +122,9 @@ pub struct Summary {
     pub approximated: usize,
     pub entries: u64,
     pub seconds: f64,
+    /// Of `seconds`: the counting pass (reading, replaying, counting,
+    /// spilling); the rest is merging and writing the book.
+    pub count_seconds: f64,
 }
 
 /// Live figures for a progress display.
@@ -180,19 +180,52 @@ impl Drop for TempDir {
 }
 
 /// Sizes derived from the memory budget: (table bytes, batch bytes, tokens).
-fn budget(options: &BuildOptions) -> (usize, usize, usize) {
+/// How a build spends its memory budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Budget {
+    /// The counting tables' bytes (all shards).
+    table: usize,
+    /// Bytes of PGN text per batch, and batches in flight.
+    batch: usize,
+    tokens: usize,
+    /// Runs merged at once per merging thread.
+    fan_in: usize,
+}
+
+/// Runs merged at once never go below this, whatever the budget.
+const MIN_FAN_IN: usize = 16;
+/// Files kept free of the open-file limit for everything else.
+const SPARE_FILES: usize = 64;
+
+/// Shares the memory budget. While counting: the batches in flight (each
+/// token's text and events, ~4x the text), the batches being parsed
+/// (~12x), the readers and decoders (~6 MB), and the tables, which get the
+/// rest of 80% of the budget (their own accounting includes a growth's
+/// peak, see [`table::Table::new`]). While merging, the pipeline's
+/// buffers are gone: each merging thread reads its runs through a
+/// [`run::READ_BUFFER`] apiece, a quarter of the budget in all, and at
+/// most as many runs as the open-file limit leaves room for. Fewer,
+/// larger runs and a wide merge mean one merge pass even for databases
+/// many times the budget.
+fn budget(options: &BuildOptions) -> Budget {
     let mb = options.memory_mb.max(1);
     let total = mb << 20;
     let batch = (total / 256).clamp(64 << 10, 1 << 20);
     let threads = options.threads.max(1);
     let tokens = 2 * threads + 2;
-    // In flight: each token's text and events (~4x the text); each worker
-    // parses a batch (~12x the text); readers and decoders ~6 MB. Measured
-    // on 300 MB of PGN with --memory 128, the allocator keeps ~50 MB more
-    // than this estimate (per-thread arenas), so the table gets 60%.
     let overhead = tokens * batch * 4 + threads * batch * 12 + (6 << 20);
-    let table = (total / 5 * 3).saturating_sub(overhead).max(1 << 20);
-    (table, batch, tokens)
+    let table = (total / 5 * 4).saturating_sub(overhead).max(1 << 20);
+    let by_memory = total / 4 / threads / run::READ_BUFFER;
+    let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES) / threads;
+    let fan_in = options.merge_fan_in.unwrap_or_else(|| by_memory.min(by_files).max(MIN_FAN_IN)).max(2);
+    Budget { table, batch, tokens, fan_in }
+}
+
+/// The soft limit on open files (`/proc/self/limits`), where known.
+fn open_file_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
 }
 
 type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
@@ -307,7 +340,7 @@ pub fn build(
     observer: &mut dyn Observer,
 ) -> Result<Summary, BuildError> {
     let start = Instant::now();
-    let (table_bytes, batch_bytes, tokens) = budget(options);
+    let Budget { table: table_bytes, batch: batch_bytes, tokens, fan_in } = budget(options);
     let (counting, max_ply) = match &options.target {
         Target::Polyglot(o) => (Counting::Polyglot, o.max_ply),
         Target::Yacb { max_ply, .. } => (Counting::Yacb, *max_ply),
@@ -362,6 +395,7 @@ pub fn build(
     }
     summary.source_bytes = meter.source_bytes.load(Relaxed);
     observer.progress(&progress(&summary, start));
+    summary.count_seconds = start.elapsed().as_secs_f64();
     let counters = shards.into_counters();
     summary.runs = counters.iter().map(|c| c.runs.len()).sum();
     summary.spilled_records = counters.iter().map(|c| c.spilled).sum();
@@ -370,8 +404,7 @@ pub fn build(
         return Err(BuildError::Damaged { summary: Box::new(summary) });
     }
     let bodies: Vec<PathBuf> = (0..counters.len()).map(|s| temp.0.join(format!("body-{s}"))).collect();
-    let books =
-        merge_shards(counters, &options.target, &bodies, options.threads, options.merge_fan_in.max(2), &temp.0)?;
+    let books = merge_shards(counters, &options.target, &bodies, options.threads, fan_in, &temp.0)?;
     summary.entries = match &options.target {
         Target::Yacb { .. } => {
             concatenate(out, &yacb::header(&KeyType::Engine), &bodies)?;

@@ -211,10 +211,12 @@ fn print_summary(s: &Summary) {
         s.damaged.len()
     );
     eprintln!(
-        "summary: {:.1} MB PGN ({:.1} MB read) in {:.2} s: {:.1} MB/s, {:.0} games/s; {} run(s) spilled ({} records), {} position(s) recounted, {} approximated; peak memory {} MB",
+        "summary: {:.1} MB PGN ({:.1} MB read) in {:.2} s ({:.2} s counting, {:.2} s merging): {:.1} MB/s, {:.0} games/s; {} run(s) spilled ({} records), {} position(s) recounted, {} approximated; peak memory {} MB",
         s.text_bytes as f64 / 1e6,
         s.source_bytes as f64 / 1e6,
         s.seconds,
+        s.count_seconds,
+        s.seconds - s.count_seconds,
         s.text_bytes as f64 / 1e6 / secs,
         s.games as f64 / secs,
         s.runs,

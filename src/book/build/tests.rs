@@ -102,8 +102,11 @@ fn halving_is_exact_when_the_counts_were_spilled() {
     // A fan-in of 2 merges the runs in stages (positions split across runs
     // carry that through the intermediate runs).
     for (threads, pin, fan_in) in [(1, PIN_VISITS, 64), (2, u32::MAX, 64), (1, PIN_VISITS, 2), (2, u32::MAX, 2)] {
-        let opts =
-            BuildOptions { pin_visits: pin, merge_fan_in: fan_in, ..options(Target::Polyglot(mb.clone()), threads, 1) };
+        let opts = BuildOptions {
+            pin_visits: pin,
+            merge_fan_in: Some(fan_in),
+            ..options(Target::Polyglot(mb.clone()), threads, 1)
+        };
         let (got, summary) = build_bytes(&dir, text.as_bytes(), &opts);
         assert!(summary.runs > 2, "{summary:?}");
         assert_eq!(summary.recounted > 0, pin == u32::MAX, "{summary:?}");
@@ -119,7 +122,7 @@ fn yacb_output_is_the_statistical_builders_with_a_fixed_elo() {
         statistical_entries(&pgn::parse(&text), &StatsOptions { max_ply: 30, min_game: 2, elo: Elo::rated(-700) });
     for (memory, fan_in) in [(1024, 64), (1, 64), (1, 2)] {
         let target = Target::Yacb { max_ply: 30, min_game: 2, elo: Some(-700) };
-        let opts = BuildOptions { merge_fan_in: fan_in, ..options(target, 2, memory) };
+        let opts = BuildOptions { merge_fan_in: Some(fan_in), ..options(target, 2, memory) };
         let (got, _) = build_bytes(&dir, text.as_bytes(), &opts);
         let book = YacbBook::from_vec(got).expect("a valid book");
         let read: Vec<_> = book.iter().map(|e| e.unwrap()).collect();
@@ -184,4 +187,19 @@ fn damaged_input_writes_nothing_and_reports_the_summary() {
     let allow = BuildOptions { allow_damaged: true, ..opts };
     let summary = build(&[input], &out, &allow, &mut Quiet::default()).expect("writes with allow_damaged");
     assert!(out.exists() && summary.entries > 0);
+}
+
+#[test]
+fn merge_fan_in_follows_the_memory_budget_and_the_file_limit() {
+    let target = Target::Polyglot(MakeBookOptions::default());
+    let files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
+    // 128 MB on 2 threads: a quarter of it in 32 kB buffers, 512 a thread.
+    let b = budget(&options(target.clone(), 2, 128));
+    assert_eq!(b.fan_in, 512.min(files / 2).max(MIN_FAN_IN));
+    // The tables and the pipeline's buffers stay within the budget.
+    assert!(b.table + b.tokens * b.batch * 4 + 2 * b.batch * 12 <= 128 << 20, "{b:?}");
+    // A tiny budget still merges MIN_FAN_IN runs at once; a set fan-in wins.
+    assert_eq!(budget(&options(target.clone(), 1, 1)).fan_in, MIN_FAN_IN);
+    let set = BuildOptions { merge_fan_in: Some(5), ..options(target, 2, 128) };
+    assert_eq!(budget(&set).fan_in, 5);
 }
