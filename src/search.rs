@@ -75,6 +75,19 @@ fn value_from_tt(v: i32, ply: usize) -> i32 {
 
 /// What a position's key is mixed with for the search that leaves `excluded`
 /// out (a fixed odd multiplier spreads the 16 move bits over the key).
+/// Whether a TT value stored with `bound` says more than `eval`: it is
+/// exact, or a bound beyond `eval` on its own side; mate and tablebase
+/// scores aside.
+fn tt_refines(bound: Bound, tt_value: i32, eval: i32) -> bool {
+    let beyond = match bound {
+        Bound::Exact => true,
+        Bound::Lower => tt_value > eval,
+        Bound::Upper => tt_value < eval,
+        Bound::None => false,
+    };
+    beyond && tt_value != NO_VALUE && tt_value.abs() < TB_WIN_IN_MAX_PLY
+}
+
 fn exclusion_salt(excluded: Move) -> u64 {
     (u64::from(excluded.raw()) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
 }
@@ -600,18 +613,8 @@ impl Worker {
         let static_eval = self.corrected(raw_eval);
         self.frames[ply].static_eval = static_eval;
         let mut eval = static_eval;
-        if !in_check && tt_value != NO_VALUE {
-            if let Some(e) = tte {
-                let use_tt = match e.bound() {
-                    Bound::Exact => true,
-                    Bound::Lower => tt_value > eval,
-                    Bound::Upper => tt_value < eval,
-                    Bound::None => false,
-                };
-                if use_tt && tt_value.abs() < TB_WIN_IN_MAX_PLY {
-                    eval = tt_value;
-                }
-            }
+        if !in_check && tte.is_some_and(|e| tt_refines(e.bound(), tt_value, eval)) {
+            eval = tt_value;
         }
         let improving = !in_check
             && ply >= 2
@@ -1043,6 +1046,10 @@ impl Worker {
             };
             static_eval = self.corrected(raw_eval);
             best = static_eval;
+            // A TT value whose bound allows it is a better stand-pat value.
+            if tte.is_some_and(|e| tt_refines(e.bound(), tt_value, best)) {
+                best = tt_value;
+            }
             if best >= beta {
                 return best;
             }
