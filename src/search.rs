@@ -73,8 +73,6 @@ fn value_from_tt(v: i32, ply: usize) -> i32 {
     }
 }
 
-/// What a position's key is mixed with for the search that leaves `excluded`
-/// out (a fixed odd multiplier spreads the 16 move bits over the key).
 /// Whether a TT value stored with `bound` says more than `eval`: it is
 /// exact, or a bound beyond `eval` on its own side; mate and tablebase
 /// scores aside.
@@ -88,6 +86,8 @@ fn tt_refines(bound: Bound, tt_value: i32, eval: i32) -> bool {
     beyond && tt_value != NO_VALUE && tt_value.abs() < TB_WIN_IN_MAX_PLY
 }
 
+/// What a position's key is mixed with for the search that leaves `excluded`
+/// out (a fixed odd multiplier spreads the 16 move bits over the key).
 fn exclusion_salt(excluded: Move) -> u64 {
     (u64::from(excluded.raw()) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
 }

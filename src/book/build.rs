@@ -179,7 +179,6 @@ impl Drop for TempDir {
     }
 }
 
-/// Sizes derived from the memory budget: (table bytes, batch bytes, tokens).
 /// How a build spends its memory budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Budget {

@@ -46,7 +46,9 @@ pub const READ_BUFFER: usize = 1 << 15;
 /// Flag: the record is in the short form.
 const SHORT: u8 = 8;
 const POINTS_SHIFT: u8 = 4;
-const KNOWN_FLAGS: u8 = WHITE | HALVED | SPLIT | SHORT | 3 << POINTS_SHIFT;
+/// The record's own flags, stored as they are.
+const RECORD_FLAGS: u8 = WHITE | HALVED | SPLIT;
+const KNOWN_FLAGS: u8 = RECORD_FLAGS | SHORT | 3 << POINTS_SHIFT;
 
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -81,7 +83,7 @@ fn encode(r: &Rec, prev: u64, out: &mut [u8]) -> usize {
     let mut len = 0;
     put_varint(out, &mut len, r.key.wrapping_sub(prev));
     out[len..len + 2].copy_from_slice(&r.mv.to_le_bytes());
-    let flags = r.flags & (WHITE | HALVED | SPLIT);
+    let flags = r.flags & RECORD_FLAGS;
     let short = r.n == 1 && r.sum <= 3 && r.rating_n == 0 && r.rating_sum == 0;
     out[len + 2] = if short { flags | SHORT | (r.sum as u8) << POINTS_SHIFT } else { flags };
     len += 3;
@@ -121,8 +123,8 @@ fn get_varint(b: &[u8], pos: &mut usize) -> Result<u64, Bad> {
 }
 
 /// Decodes the record at the start of `b`, after a record of key `prev`:
-/// the record and its length, and whether its key delta was zero.
-fn decode(b: &[u8], prev: u64) -> Result<(Rec, usize, bool), Bad> {
+/// the record and its length.
+fn decode(b: &[u8], prev: u64) -> Result<(Rec, usize), Bad> {
     let mut pos = 0;
     let delta = get_varint(b, &mut pos)?;
     let fixed = b.get(pos..pos + 3).ok_or(Bad::Short)?;
@@ -134,7 +136,7 @@ fn decode(b: &[u8], prev: u64) -> Result<(Rec, usize, bool), Bad> {
     }
     let first = get_varint(b, &mut pos)?;
     let key = prev.checked_add(delta).ok_or(Bad::Invalid)?;
-    let mut r = Rec { key, first, mv, flags: flags & (WHITE | HALVED | SPLIT), ..Rec::default() };
+    let mut r = Rec { key, first, mv, flags: flags & RECORD_FLAGS, ..Rec::default() };
     if flags & SHORT != 0 {
         r.n = 1;
         r.sum = (flags >> POINTS_SHIFT) as u32;
@@ -145,7 +147,7 @@ fn decode(b: &[u8], prev: u64) -> Result<(Rec, usize, bool), Bad> {
         r.rating_n = small(get_varint(b, &mut pos)?)?;
         r.rating_sum = get_varint(b, &mut pos)?;
     }
-    Ok((r, pos, delta == 0))
+    Ok((r, pos))
 }
 
 /// Bytes a writer gathers before writing them out.
@@ -291,11 +293,13 @@ impl<R: Read> RunReader<R> {
             };
         }
         let prev = self.last.map_or(0, |(k, _)| k);
-        let (r, len, same_key) = decode(&self.buf[self.pos..self.end], prev).map_err(|bad| match bad {
+        let (r, len) = decode(&self.buf[self.pos..self.end], prev).map_err(|bad| match bad {
             Bad::Short => RunError::Truncated { path: self.path.clone(), offset },
             Bad::Invalid => RunError::BadRecord { path: self.path.clone(), offset },
         })?;
-        if self.last.is_some_and(|(_, mv)| same_key && mv >= r.mv) {
+        // Keys never decrease (they are sums of deltas): only the move can
+        // be out of order.
+        if self.last.is_some_and(|l| l >= (r.key, r.mv)) {
             return Err(RunError::Unsorted { path: self.path.clone(), offset });
         }
         self.pos += len;
