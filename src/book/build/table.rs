@@ -84,7 +84,7 @@ impl Table {
         while start / 2 >= MIN_SLOTS && start > 1 << 16 {
             start /= 2;
         }
-        Table { slots: vec![Rec::default(); start], len: 0, max_slots, halving }
+        Table { slots: zeroed_slots(start), len: 0, max_slots, halving }
     }
 
     pub fn len(&self) -> usize {
@@ -129,7 +129,7 @@ impl Table {
             return false;
         }
         let grown = (self.slots.len() * 4).min(self.max_slots);
-        let old = std::mem::replace(&mut self.slots, vec![Rec::default(); grown]);
+        let old = std::mem::replace(&mut self.slots, zeroed_slots(grown));
         self.len = 0;
         self.reinsert(old.into_iter().filter(Rec::used));
         self.len + extra <= self.limit()
@@ -348,6 +348,31 @@ impl Table {
         self.slots.truncate(w);
         self.slots
     }
+}
+
+/// `n` empty slots. Large arrays are probed at random, one cache line
+/// an event: they ask the kernel for huge pages (transparent huge pages
+/// in `madvise` mode, Debian's default), so the probes miss the TLB far
+/// less. A hint: without it the table works the same.
+fn zeroed_slots(n: usize) -> Vec<Rec> {
+    // Advised before the first write, so the pages are huge from the start.
+    let mut v = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = n * std::mem::size_of::<Rec>();
+        let start = v.as_mut_ptr() as usize;
+        let first = start.next_multiple_of(HUGE);
+        let end = (start + bytes) / HUGE * HUGE;
+        if end > first {
+            // SAFETY: [first, end) lies inside the allocation of `v` and is
+            // page-aligned; MADV_HUGEPAGE changes only how the kernel backs
+            // those pages, not what they hold or who may touch them.
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+        }
+    }
+    v.resize(n, Rec::default());
+    v
 }
 
 /// Whether a position's counts were halved (the flag on any of its records).
