@@ -1,55 +1,46 @@
 //! `book build` on databases of any size: PGN streamed from files or
 //! standard input (plain, gzip, zstd or bzip2, told by content), parsed and
-//! replayed on several threads, filtered ([`filter`]), counted in tables
-//! sharded by position key ([`counter`], [`table`]) and bounded by a
-//! memory budget, that spill sorted runs ([`run`]) to a temporary
-//! directory. Each shard holds one range of keys, so the shards' runs are
-//! merged ([`merge`]) apart, on several threads, and their entries put
-//! one after another make
-//! a Polyglot book (byte-identical to `polyglot make-book`, see
-//! [`crate::book::make_book`]) or a YACB book ([`output`]).
+//! replayed on several threads ([`pipeline`]), filtered ([`filter`]), and
+//! turned into counting events: one a move (Polyglot), or a visit and a
+//! move (YACB). The events are held by bucket of keys in input order and
+//! spilled as runs ([`run`]) when they reach the memory budget
+//! ([`partition`]); then each bucket is read back and counted alone
+//! ([`count`]), several at a time, and the buckets' entries put one after
+//! another make a Polyglot book (byte-identical to `polyglot make-book`,
+//! see [`crate::book::make_book`]) or a YACB book ([`output`]).
 //!
 //! Invariants:
-//! * Each shard takes the events in input order whatever the number of
-//!   threads ([`pipeline`], [`counter`]), so the output depends on neither
-//!   `threads` nor the memory budget.
-//! * Polyglot's halving (when a move reaches 16384 plays) depends on the
-//!   order of the games. A position counted in one place from its first
-//!   game is exact; one split across runs whose counts reach the halving
-//!   limit is counted again, alone, in a second pass over the inputs.
-//!   Standard input cannot be read twice: there such positions (none
-//!   unless the memory budget is far too small) get the halving applied to
-//!   their added-up counts, and the summary says how many.
+//! * A position's events are all in one bucket, in input order, whatever
+//!   the number of threads or the memory budget: each position is counted
+//!   exactly as one pass over the games counts it, so the output depends
+//!   on neither. That includes Polyglot's halving (when a move reaches
+//!   16384 plays), which depends on the order of the games.
+//! * Buckets hold ranges of keys, in key order: their entries, one after
+//!   another, are in key order.
 //! * The book is written atomically, and only when every input was read
 //!   whole (unless `allow_damaged`); games with illegal moves or bad FENs
 //!   are reported and skipped.
 
-pub mod counter;
+pub mod count;
 pub mod filter;
-pub mod merge;
 pub mod output;
+pub mod partition;
 pub mod pipeline;
 pub mod run;
-pub mod table;
 
-pub use self::counter::PIN_VISITS;
-
-use self::counter::{Counter, Shards};
+use self::count::Group;
 use self::filter::{Filters, Rejection};
-use self::merge::{Group, Merge};
+use self::partition::{count_bucket, Buckets, CountSpec, Scratch, Spilled};
 use self::pipeline::{run_pass, Counting, Item, Meter, PassSpec};
-use self::run::{RunError, RunReader, RunWriter};
-use self::table::Rec;
+use self::run::{RunError, BUCKETS};
 use crate::book::make_book::MakeBookOptions;
-use crate::book::polyglot::PolyglotEntry;
 use crate::book::yacb::{self, KeyType};
 use crate::input::InputError;
 use crate::pgn::ReplayError;
-use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::time::Instant;
 use thiserror::Error;
 
@@ -71,18 +62,20 @@ pub struct BuildOptions {
     pub target: Target,
     pub filters: Filters,
     pub threads: usize,
-    /// Memory budget in MB (the table gets most of it).
+    /// Memory budget in MB.
     pub memory_mb: usize,
     /// Where runs go (default: the system's temporary directory).
     pub temp_dir: Option<PathBuf>,
     /// Write the book even when an input was damaged.
     pub allow_damaged: bool,
-    /// Tuning: positions visited this often between two spills stay in
-    /// memory ([`PIN_VISITS`]); the output does not depend on it.
-    pub pin_visits: u32,
-    /// Tuning: the most runs merged at once (default: as many as the
-    /// memory budget and the open-file limit allow, see [`budget`]); more
-    /// runs are merged in stages. The output does not depend on it.
+    /// Tuning: the bytes a counting thread may spend on one bucket
+    /// (default: a share of the budget, see [`budget`]); smaller means
+    /// more buckets counted in a map or split again. The output does not
+    /// depend on it.
+    pub bucket_bytes: Option<usize>,
+    /// Tuning: the most runs read at once (default: as many as the
+    /// open-file limit allows, see [`budget`]); more runs are combined in
+    /// stages first. The output does not depend on it.
     pub merge_fan_in: Option<usize>,
 }
 
@@ -96,7 +89,7 @@ impl BuildOptions {
             memory_mb: 1024,
             temp_dir: None,
             allow_damaged: false,
-            pin_visits: PIN_VISITS,
+            bucket_bytes: None,
             merge_fan_in: None,
         }
     }
@@ -114,16 +107,16 @@ pub struct Summary {
     /// Decompressed PGN bytes and source bytes read.
     pub text_bytes: u64,
     pub source_bytes: u64,
+    /// Counting events made, runs spilled and the events in them.
+    pub events: u64,
     pub runs: usize,
-    pub spilled_records: u64,
-    /// Positions counted again in a second pass, and those whose halving
-    /// was applied to added-up counts (standard input).
-    pub recounted: usize,
-    pub approximated: usize,
+    pub spilled_events: u64,
+    /// Buckets whose positions did not fit in memory, split again.
+    pub splits: u64,
     pub entries: u64,
     pub seconds: f64,
-    /// Of `seconds`: the counting pass (reading, replaying, counting,
-    /// spilling); the rest is merging and writing the book.
+    /// Of `seconds`: the pass over the games (reading, replaying,
+    /// spilling); the rest is counting the buckets and writing the book.
     pub count_seconds: f64,
 }
 
@@ -154,6 +147,8 @@ pub enum BuildError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{} input(s) damaged ({}); no book written", .summary.damaged.len(), .summary.damaged.iter().map(|(i, e)| format!("{i}: {e}")).collect::<Vec<_>>().join("; "))]
     Damaged { summary: Box<Summary> },
+    #[error("the positions of one bucket of keys do not fit in {bytes} bytes even split as far as keys allow; give more memory")]
+    Budget { bytes: usize },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
@@ -182,30 +177,32 @@ impl Drop for TempDir {
 /// How a build spends its memory budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Budget {
-    /// The counting tables' bytes (all shards).
-    table: usize,
+    /// Events held before a spill.
+    held: usize,
     /// Bytes of PGN text per batch, and batches in flight.
     batch: usize,
     tokens: usize,
-    /// Runs merged at once per merging thread.
+    /// Bytes a counting thread spends on one bucket.
+    bucket: usize,
+    /// Runs read at once.
     fan_in: usize,
 }
 
-/// Runs merged at once never go below this, whatever the budget.
+/// Runs read at once never go below this, whatever the budget.
 const MIN_FAN_IN: usize = 16;
 /// Files kept free of the open-file limit for everything else.
 const SPARE_FILES: usize = 64;
+/// Bytes an event takes while held (16, and room for the lists to grow).
+const HELD_EVENT_BYTES: usize = 20;
 
-/// Shares the memory budget. While counting: the batches in flight (each
-/// token's text and events, ~4x the text), the batches being parsed
-/// (~12x), the readers and decoders (~6 MB), and the tables, which get the
-/// rest of 80% of the budget (their own accounting includes a growth's
-/// peak, see [`table::Table::new`]). While merging, the pipeline's
-/// buffers are gone: each merging thread reads its runs through a
-/// [`run::READ_BUFFER`] apiece, a quarter of the budget in all, and at
-/// most as many runs as the open-file limit leaves room for. Fewer,
-/// larger runs and a wide merge mean one merge pass even for databases
-/// many times the budget.
+/// Shares the memory budget. While reading the games: the batches in
+/// flight (each token's text and events, ~4x the text), the batches being
+/// parsed (~12x), the readers and decoders (~6 MB), and the events held
+/// by bucket, which get the rest of 60% of the budget. While counting the
+/// buckets, the held events stay (the last part of the input, never
+/// written out) and each counting thread gets a fifth of the budget
+/// shared by the threads. Runs are read in place (a few kB per run), as
+/// many at once as the open-file limit leaves room for.
 fn budget(options: &BuildOptions) -> Budget {
     let mb = options.memory_mb.max(1);
     let total = mb << 20;
@@ -213,11 +210,11 @@ fn budget(options: &BuildOptions) -> Budget {
     let threads = options.threads.max(1);
     let tokens = 2 * threads + 2;
     let overhead = tokens * batch * 4 + threads * batch * 12 + (6 << 20);
-    let table = (total / 5 * 4).saturating_sub(overhead).max(1 << 20);
-    let by_memory = total / 4 / threads / run::READ_BUFFER;
-    let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES) / threads;
-    let fan_in = options.merge_fan_in.unwrap_or_else(|| by_memory.min(by_files).max(MIN_FAN_IN)).max(2);
-    Budget { table, batch, tokens, fan_in }
+    let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 19) / HELD_EVENT_BYTES;
+    let bucket = options.bucket_bytes.unwrap_or((total / 5 / threads).max(1 << 18));
+    let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
+    let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.max(MIN_FAN_IN)).max(2);
+    Budget { held, batch, tokens, bucket, fan_in }
 }
 
 /// The soft limit on open files (`/proc/self/limits`), where known.
@@ -225,103 +222,6 @@ fn open_file_limit() -> Option<usize> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
     let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
     line.split_whitespace().nth(3)?.parse().ok()
-}
-
-type Source = Box<dyn Iterator<Item = Result<Rec, RunError>> + Send>;
-
-/// Merges groups of `fan_in` runs into one run each, again and again,
-/// until at most `fan_in` remain (each merged run is deleted); the file
-/// handles and read buffers of the final merge stay bounded. Merged runs
-/// are named `{prefix}-{n}`.
-fn merge_in_stages(
-    mut runs: Vec<PathBuf>,
-    fan_in: usize,
-    dir: &Path,
-    prefix: &str,
-) -> Result<Vec<PathBuf>, BuildError> {
-    let mut made = 0usize;
-    while runs.len() > fan_in {
-        let mut next = Vec::with_capacity(runs.len().div_ceil(fan_in));
-        for chunk in runs.chunks(fan_in) {
-            if chunk.len() == 1 {
-                next.push(chunk[0].clone());
-                continue;
-            }
-            let path = dir.join(format!("{prefix}-{made:06}"));
-            made += 1;
-            let mut w = RunWriter::create(&path)?;
-            merge::merge_into(Merge::new(open_runs(chunk)?)?, &mut w)?;
-            w.finish()?;
-            for p in chunk {
-                let _ = std::fs::remove_file(p);
-            }
-            next.push(path);
-        }
-        runs = next;
-    }
-    Ok(runs)
-}
-
-/// What merging one shard gave.
-#[derive(Default)]
-struct ShardBook {
-    /// Entries written to the shard's body file.
-    entries: u64,
-    /// Polyglot: the unsettled positions, in key order, kept out of the body.
-    unsettled: Vec<Group>,
-}
-
-/// Merges every shard's runs and table into its body file (`bodies[i]`:
-/// Polyglot or YACB entries, no header), `threads` shards at a time.
-fn merge_shards(
-    counters: Vec<Counter>,
-    target: &Target,
-    bodies: &[PathBuf],
-    threads: usize,
-    fan_in: usize,
-    dir: &Path,
-) -> Result<Vec<ShardBook>, BuildError> {
-    let todo = parking_lot::Mutex::new(counters.into_iter().rev().collect::<Vec<_>>());
-    let done = parking_lot::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let Some(c) = todo.lock().pop() else { break };
-                let shard = c.shard();
-                let result = merge_shard(c, target, &bodies[shard], fan_in, dir);
-                let failed = result.is_err();
-                done.lock().push((shard, result));
-                if failed {
-                    todo.lock().clear();
-                }
-            });
-        }
-    });
-    let mut done = done.into_inner();
-    done.sort_by_key(|(shard, _)| *shard);
-    done.into_iter().map(|(_, r)| r).collect()
-}
-
-/// One shard: its runs (merged in stages first when there are many) and
-/// what its table still holds, merged into its body file.
-fn merge_shard(c: Counter, target: &Target, body: &Path, fan_in: usize, dir: &Path) -> Result<ShardBook, BuildError> {
-    let prefix = format!("merged-{}", c.shard());
-    let runs = merge_in_stages(c.runs, fan_in, dir, &prefix)?;
-    let mut sources = open_runs(&runs)?;
-    sources.push(Box::new(c.table.into_sorted().into_iter().map(Ok)));
-    let merge = Merge::new(sources)?;
-    match target {
-        Target::Polyglot(book) => write_polyglot_body(body, book, merge),
-        Target::Yacb { min_game, elo, .. } => write_yacb_body(body, merge, *min_game, *elo),
-    }
-}
-
-fn open_runs(runs: &[PathBuf]) -> Result<Vec<Source>, BuildError> {
-    let mut out: Vec<Source> = Vec::with_capacity(runs.len());
-    for r in runs {
-        out.push(Box::new(RunReader::open(r)?));
-    }
-    Ok(out)
 }
 
 /// The peak resident memory of this process in kB (`VmHWM`), where known.
@@ -339,27 +239,26 @@ pub fn build(
     observer: &mut dyn Observer,
 ) -> Result<Summary, BuildError> {
     let start = Instant::now();
-    let Budget { table: table_bytes, batch: batch_bytes, tokens, fan_in } = budget(options);
+    let budget = budget(options);
     let (counting, max_ply) = match &options.target {
         Target::Polyglot(o) => (Counting::Polyglot, o.max_ply),
         Target::Yacb { max_ply, .. } => (Counting::Yacb, *max_ply),
     };
-    let mut spec = PassSpec {
+    let spec = PassSpec {
         inputs,
         counting,
         max_ply,
         filters: &options.filters,
         threads: options.threads,
-        batch_bytes,
-        tokens,
-        focus: None,
+        batch_bytes: budget.batch,
+        tokens: budget.tokens,
     };
     let temp = TempDir::new(options.temp_dir.as_deref())?;
     let mut summary = Summary::default();
-    let shards = Shards::new(table_bytes, counting, &temp.0, options.pin_visits, false);
+    let mut buckets = Buckets::new(0, budget.held, &temp.0, "run".to_string());
     let meter = Meter::default();
     let mut last_report = Instant::now();
-    let passed = run_pass(&spec, &meter, &shards, |item| {
+    let passed = run_pass(&spec, &meter, |item| {
         let batch = match item {
             Item::Damaged { input, error } => {
                 observer.damaged(&input, &error);
@@ -372,15 +271,14 @@ pub fn build(
         summary.kept += batch.kept;
         summary.text_bytes += batch.text_bytes;
         summary.skipped += batch.skipped.len() as u64;
+        summary.events += batch.events.len() as u64;
         for (r, n) in summary.rejected.iter_mut().zip(batch.rejected) {
             *r += n;
         }
         for e in &batch.skipped {
             observer.skipped(e);
         }
-        if let Some(e) = shards.failed().then(|| shards.take_error()).flatten() {
-            return Err(e);
-        }
+        buckets.push(&batch.events)?;
         if last_report.elapsed().as_millis() >= 200 {
             last_report = Instant::now();
             summary.source_bytes = meter.source_bytes.load(Relaxed);
@@ -389,57 +287,26 @@ pub fn build(
         Ok::<(), BuildError>(())
     });
     passed?;
-    if let Some(e) = shards.take_error() {
-        return Err(e);
-    }
     summary.source_bytes = meter.source_bytes.load(Relaxed);
     observer.progress(&progress(&summary, start));
     summary.count_seconds = start.elapsed().as_secs_f64();
-    let counters = shards.into_counters();
-    summary.runs = counters.iter().map(|c| c.runs.len()).sum();
-    summary.spilled_records = counters.iter().map(|c| c.spilled).sum();
     if !summary.damaged.is_empty() && !options.allow_damaged {
         summary.seconds = start.elapsed().as_secs_f64();
         return Err(BuildError::Damaged { summary: Box::new(summary) });
     }
-    let bodies: Vec<PathBuf> = (0..counters.len()).map(|s| temp.0.join(format!("body-{s}"))).collect();
-    let books = merge_shards(counters, &options.target, &bodies, options.threads, fan_in, &temp.0)?;
-    summary.entries = match &options.target {
-        Target::Yacb { .. } => {
-            concatenate(out, &yacb::header(&KeyType::Engine), &bodies)?;
-            books.iter().map(|b| b.entries).sum()
-        }
-        Target::Polyglot(book) => {
-            // The unsettled positions are counted again (or approximated)
-            // and spliced in by key.
-            let mut unsettled: Vec<Group> = books.into_iter().flat_map(|b| b.unsettled).collect();
-            let mut recount = Recount::default();
-            if !unsettled.is_empty() {
-                if inputs.iter().any(|p| p == Path::new("-")) {
-                    recount.approximate = true;
-                } else {
-                    spec.focus = Some(Arc::new(unsettled.iter().map(|g| g.key).collect()));
-                    recount = second_pass(&spec, table_bytes, &temp.0)?;
-                }
-            }
-            let mut spliced = Vec::with_capacity(unsettled.len());
-            for group in &mut unsettled {
-                let halve = match recount.moves.get(&group.key) {
-                    Some(m) if !recount.approximate => {
-                        group.moves = m.clone();
-                        summary.recounted += 1;
-                        false
-                    }
-                    _ => {
-                        summary.approximated += 1;
-                        true
-                    }
-                };
-                spliced.push((group.key, output::polyglot_entries(group, book, halve)));
-            }
-            splice_polyglot(out, &bodies, &spliced)?
-        }
+    let spilled = buckets.finish(budget.fan_in)?;
+    summary.runs = spilled.run_count;
+    summary.spilled_events = spilled.spilled;
+    let bodies: Vec<PathBuf> = (0..BODIES).map(|c| temp.0.join(format!("body-{c:03}"))).collect();
+    let counted = count_buckets(&spilled, &options.target, &bodies, options.threads, &budget, &temp.0)?;
+    drop(spilled);
+    summary.entries = counted.entries;
+    summary.splits = counted.splits;
+    let header = match options.target {
+        Target::Yacb { .. } => yacb::header(&KeyType::Engine),
+        Target::Polyglot(_) => Vec::new(),
     };
+    concatenate(out, &header, &bodies)?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -453,69 +320,104 @@ fn progress(summary: &Summary, start: Instant) -> Progress {
     }
 }
 
-/// Positions counted again in the second pass (Polyglot halving).
+/// Body files: each holds the entries of `BUCKETS / BODIES` buckets in a row.
+const BODIES: usize = 64;
+
+/// What counting the buckets gave.
 #[derive(Default)]
-struct Recount {
-    moves: HashMap<u64, Vec<Rec>>,
-    /// The order is lost for good (standard input, or too many positions):
-    /// halve the added-up counts.
-    approximate: bool,
+struct Counted {
+    entries: u64,
+    splits: u64,
 }
 
-/// Counts the focus positions again, in game order, from the first game.
-fn second_pass(spec: &PassSpec<'_>, table_bytes: usize, dir: &Path) -> Result<Recount, BuildError> {
-    let shards = Shards::new(table_bytes, spec.counting, dir, u32::MAX, true);
-    run_pass(spec, &Meter::default(), &shards, |_| Ok::<(), BuildError>(()))?;
-    if let Some(e) = shards.take_error() {
-        return Err(e);
-    }
-    let counters: Vec<Counter> = shards.into_counters();
-    if counters.iter().any(|c| c.overflow) {
-        return Ok(Recount { approximate: true, ..Recount::default() });
-    }
-    let mut moves: HashMap<u64, Vec<Rec>> = HashMap::new();
-    for c in counters {
-        for r in c.table.into_sorted() {
-            moves.entry(r.key).or_default().push(r);
+/// Counts every bucket of `src` into the body files (`bodies[i]`: the
+/// entries of the `i`-th range of buckets, no header), `threads` bodies
+/// at a time.
+fn count_buckets(
+    src: &Spilled,
+    target: &Target,
+    bodies: &[PathBuf],
+    threads: usize,
+    budget: &Budget,
+    dir: &Path,
+) -> Result<Counted, BuildError> {
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let (entries, splits) = (AtomicU64::new(0), AtomicU64::new(0));
+    let error = parking_lot::Mutex::new(None);
+    let counting = match target {
+        Target::Polyglot(_) => Counting::Polyglot,
+        Target::Yacb { .. } => Counting::Yacb,
+    };
+    std::thread::scope(|scope| {
+        for t in 0..threads.max(1) {
+            let (next, failed, entries, splits, error) = (&next, &failed, &entries, &splits, &error);
+            scope.spawn(move || {
+                let name = format!("split-{t}");
+                let spec = CountSpec { counting, bytes: budget.bucket, fan_in: budget.fan_in, dir, name: &name };
+                let mut scratch = Scratch::default();
+                loop {
+                    let body = next.fetch_add(1, Relaxed);
+                    if body >= bodies.len() || failed.load(Relaxed) {
+                        break;
+                    }
+                    match count_body(&spec, src, target, body, &bodies[body], &mut scratch) {
+                        Ok(c) => {
+                            entries.fetch_add(c.entries, Relaxed);
+                            splits.fetch_add(c.splits, Relaxed);
+                        }
+                        Err(e) => {
+                            failed.store(true, Relaxed);
+                            error.lock().get_or_insert(e);
+                        }
+                    }
+                }
+            });
         }
+    });
+    match error.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(Counted { entries: entries.into_inner(), splits: splits.into_inner() }),
     }
-    Ok(Recount { moves, approximate: false })
 }
 
-/// Writes the Polyglot entries of every settled position, in key order,
-/// to `body`; gives the unsettled positions (see
-/// [`merge::Group::unsettled`]), in key order.
-fn write_polyglot_body(body: &Path, options: &MakeBookOptions, mut merge: Merge) -> Result<ShardBook, BuildError> {
-    let file = std::fs::File::create(body).map_err(io_err(body))?;
+/// Counts the buckets of body `index` and writes their entries to `path`.
+fn count_body(
+    spec: &CountSpec<'_>,
+    src: &Spilled,
+    target: &Target,
+    index: usize,
+    path: &Path,
+    scratch: &mut Scratch,
+) -> Result<Counted, BuildError> {
+    let file = std::fs::File::create(path).map_err(io_err(path))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-    let mut book = ShardBook::default();
-    while let Some(group) = merge.next_group()? {
-        if group.unsettled() {
-            book.unsettled.push(group.clone());
-            continue;
+    let mut counted = Counted::default();
+    let per_body = BUCKETS / BODIES;
+    let mut emit = |g: &Group| -> Result<(), BuildError> {
+        match target {
+            Target::Polyglot(book) => {
+                for e in output::polyglot_entries(g, book) {
+                    w.write_all(&e.to_bytes()).map_err(io_err(path))?;
+                    counted.entries += 1;
+                }
+            }
+            Target::Yacb { min_game, elo, .. } => {
+                if let Some(e) = output::yacb_entry(g, *min_game, *elo) {
+                    w.write_all(&e.encode()).map_err(io_err(path))?;
+                    counted.entries += 1;
+                }
+            }
         }
-        for e in output::polyglot_entries(group, options, false) {
-            w.write_all(&e.to_bytes()).map_err(io_err(body))?;
-            book.entries += 1;
-        }
+        Ok(())
+    };
+    let mut splits = 0;
+    for b in index * per_body..(index + 1) * per_body {
+        splits += count_bucket(spec, src, b, scratch, &mut emit)?;
     }
-    w.flush().map_err(io_err(body))?;
-    Ok(book)
-}
-
-/// Writes the YACB entries of the merged positions, in key order, to `body`.
-fn write_yacb_body(body: &Path, mut merge: Merge, min_game: u32, elo: Option<i32>) -> Result<ShardBook, BuildError> {
-    let file = std::fs::File::create(body).map_err(io_err(body))?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-    let mut book = ShardBook::default();
-    while let Some(group) = merge.next_group()? {
-        if let Some(e) = output::yacb_entry(group, min_game, elo) {
-            w.write_all(&e.encode()).map_err(io_err(body))?;
-            book.entries += 1;
-        }
-    }
-    w.flush().map_err(io_err(body))?;
-    Ok(book)
+    w.flush().map_err(io_err(path))?;
+    counted.splits = splits;
+    Ok(counted)
 }
 
 /// Writes the book at `out`: `header`, then the bodies one after another.
@@ -540,55 +442,6 @@ fn concatenate(out: &Path, header: &[u8], bodies: &[PathBuf]) -> Result<(), Buil
         return Err(e);
     }
     written.map_err(io_err(out))
-}
-
-/// Writes the Polyglot book at `out`: the bodies' entries with each of
-/// `spliced`'s (key-ordered) positions put in its place; returns the
-/// entries written.
-fn splice_polyglot(out: &Path, bodies: &[PathBuf], spliced: &[(u64, Vec<PolyglotEntry>)]) -> Result<u64, BuildError> {
-    let mut entries = 0u64;
-    let mut failed = None;
-    let written = crate::atomic_file::write_with(out, 1 << 16, |w| {
-        let mut next = spliced.iter().peekable();
-        let put = |w: &mut dyn Write, list: &[PolyglotEntry]| -> std::io::Result<u64> {
-            for e in list {
-                w.write_all(&e.to_bytes())?;
-            }
-            Ok(list.len() as u64)
-        };
-        for body in bodies {
-            let mut input = match std::fs::File::open(body) {
-                Ok(f) => std::io::BufReader::with_capacity(1 << 16, f),
-                Err(e) => {
-                    failed = Some(io_err(body)(e));
-                    return Err(std::io::Error::other("body missing"));
-                }
-            };
-            let mut raw = [0u8; 16];
-            loop {
-                match input.read_exact(&mut raw) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
-                    Err(e) => return Err(e),
-                }
-                let key = u64::from_be_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7]]);
-                while let Some((_, list)) = next.next_if(|(k, _)| *k < key) {
-                    entries += put(w, list)?;
-                }
-                w.write_all(&raw)?;
-                entries += 1;
-            }
-        }
-        for (_, list) in next {
-            entries += put(w, list)?;
-        }
-        Ok(())
-    });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    written.map_err(io_err(out))?;
-    Ok(entries)
 }
 
 #[cfg(test)]

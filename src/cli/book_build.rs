@@ -30,9 +30,9 @@ pub enum ColorArg {
 /// times, perf% for white, the most played move as best move, source
 /// statistical, elo from the players' ratings (see `book::build::output`).
 /// Inputs are streamed (plain, .gz, .zst, .bz2 told by content; `-` is
-/// standard input) and counted in at most --memory MB, spilling sorted runs
-/// to a temporary directory; the output is the same for any --threads and
-/// --memory.
+/// standard input) and counted in at most --memory MB, spilling runs of
+/// events to a temporary directory; the output is the same for any
+/// --threads and --memory.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// Book format to write (default: yacb when OUT ends in .yacb, else polyglot).
@@ -69,7 +69,7 @@ pub struct BuildArgs {
     /// Threads that parse and replay games.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Memory budget in MB (counts beyond it are spilled to disk).
+    /// Memory budget in MB (events beyond it are spilled to disk).
     #[arg(long, default_value_t = 1024)]
     pub memory: usize,
     /// Directory for the spilled runs (default: the system's temporary directory).
@@ -211,7 +211,7 @@ fn print_summary(s: &Summary) {
         s.damaged.len()
     );
     eprintln!(
-        "summary: {:.1} MB PGN ({:.1} MB read) in {:.2} s ({:.2} s counting, {:.2} s merging): {:.1} MB/s, {:.0} games/s; {} run(s) spilled ({} records), {} position(s) recounted, {} approximated; peak memory {} MB",
+        "summary: {:.1} MB PGN ({:.1} MB read) in {:.2} s ({:.2} s reading the games, {:.2} s counting): {:.1} MB/s, {:.0} games/s; {} events, {} run(s) spilled ({} events), {} bucket(s) split again; peak memory {} MB",
         s.text_bytes as f64 / 1e6,
         s.source_bytes as f64 / 1e6,
         s.seconds,
@@ -219,10 +219,10 @@ fn print_summary(s: &Summary) {
         s.seconds - s.count_seconds,
         s.text_bytes as f64 / 1e6 / secs,
         s.games as f64 / secs,
+        s.events,
         s.runs,
-        s.spilled_records,
-        s.recounted,
-        s.approximated,
+        s.spilled_events,
+        s.splits,
         build::peak_rss_kb().map_or_else(|| "?".into(), |k| (k / 1024).to_string())
     );
 }

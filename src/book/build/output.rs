@@ -3,9 +3,9 @@
 //! [`crate::book::stats`], with the `elo` field taken from the games'
 //! ratings ([`rating_to_elo`]).
 
-use super::merge::Group;
+use super::count::{Group, WHITE};
 use crate::book::convert::UNKNOWN_ELO;
-use crate::book::make_book::{book_entry, keeps, MakeBookOptions, COUNT_MAX};
+use crate::book::make_book::{book_entry, keeps, MakeBookOptions};
 use crate::book::polyglot::PolyglotEntry;
 use crate::book::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
 use crate::types::Move;
@@ -30,28 +30,18 @@ pub fn rating_to_elo(rating_sum: u64, rated_games: u32) -> i32 {
 }
 
 /// The Polyglot entries of one position, in book order (heaviest first,
-/// equal weights in the order first met). `halve` applies `make-book`'s
-/// halving to counts that were added up (used only where the order of
-/// the games was lost and could not be counted again).
-pub fn polyglot_entries(group: &Group, options: &MakeBookOptions, halve: bool) -> Vec<PolyglotEntry> {
+/// equal weights in the order first met).
+pub fn polyglot_entries(group: &Group, options: &MakeBookOptions) -> Vec<PolyglotEntry> {
     // Most positions of a database are met once: nothing to keep (halving
     // only lowers counts).
     if group.moves.iter().all(|r| r.n < options.min_game) {
         return Vec::new();
     }
     let mut moves = group.moves.clone();
-    if halve {
-        while moves.iter().any(|r| r.n >= COUNT_MAX) {
-            for r in &mut moves {
-                r.n = r.n.div_ceil(2);
-                r.sum = r.sum.div_ceil(2);
-            }
-        }
-    }
     moves.sort_by_key(|r| r.first);
     let mut entries: Vec<PolyglotEntry> = moves
         .iter()
-        .filter(|r| keeps(group.key, r.n, r.sum, r.flags & super::table::WHITE != 0, options))
+        .filter(|r| keeps(group.key, r.n, r.sum, r.flags & WHITE != 0, options))
         .map(|r| book_entry(group.key, r.mv, r.sum, options))
         .collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.weight));
@@ -88,7 +78,7 @@ pub fn yacb_entry(group: &Group, min_game: u32, elo: Option<i32>) -> Option<Yacb
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::{Rec, HEAD, WHITE};
+    use super::super::count::{Rec, HEAD, WHITE};
     use super::*;
 
     #[test]
@@ -101,15 +91,15 @@ mod tests {
     #[test]
     fn polyglot_entries_sort_heaviest_first_then_first_met() {
         let m = |mv, sum, first| Rec { key: 9, mv, n: 3, sum, first, flags: WHITE, ..Rec::default() };
-        let g = Group { key: 9, head: None, moves: vec![m(1, 2, 30), m(2, 4, 20), m(3, 2, 10)], sources: 1 };
-        let e = polyglot_entries(&g, &MakeBookOptions::default(), false);
+        let g = Group { key: 9, head: None, moves: vec![m(1, 2, 30), m(2, 4, 20), m(3, 2, 10)] };
+        let e = polyglot_entries(&g, &MakeBookOptions::default());
         assert_eq!(e.iter().map(|e| e.raw_move).collect::<Vec<_>>(), [2, 3, 1]);
     }
 
     #[test]
     fn yacb_entry_takes_the_games_ratings_unless_overridden() {
         let head = Rec { key: 4, mv: HEAD, n: 4, sum: 6, rating_sum: 4 * 2500, rating_n: 4, ..Rec::default() };
-        let g = Group { key: 4, head: Some(head), moves: vec![], sources: 1 };
+        let g = Group { key: 4, head: Some(head), moves: vec![] };
         let e = yacb_entry(&g, 1, None).unwrap();
         assert_eq!((e.value, e.elo, e.best_move), (30_000, Elo::rated(-1000), Move::NONE));
         assert_eq!(yacb_entry(&g, 1, Some(-5)).unwrap().elo, Elo::rated(-5));

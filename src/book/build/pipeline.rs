@@ -1,13 +1,11 @@
 //! One pass over the inputs: a reader thread cuts them into batches of
 //! whole games ([`GameBatches`] over [`Input`]), `threads` workers parse,
-//! filter and replay the batches into counting events and apply them to
-//! the shards of the counts ([`Shards`], which take every batch in input
-//! order, so the counts and the order in which moves are first met do not
-//! depend on the number of threads), and the calling thread gets each
-//! batch's figures in input order. A fixed number of batch tokens bounds
-//! the memory in flight.
+//! filter and replay the batches into counting events, and the calling
+//! thread gets each batch, its events with it, in input order (so what it
+//! counts, and the order in which moves are first met, do not depend on
+//! the number of threads). A fixed number of batch tokens bounds the
+//! memory in flight.
 
-use super::counter::{shard_of, Shards, SHARDS};
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::{polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
@@ -16,7 +14,7 @@ use crate::input::Input;
 use crate::pgn::{for_each_game, Batch, GameBatches, GameSource, GameView, ReplayError};
 use crate::types::{Color, Move};
 use crossbeam_channel::{bounded, Receiver, Sender};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -30,15 +28,14 @@ pub enum Counting {
     Yacb,
 }
 
-/// One counted fact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One counted fact (16 bytes; its place in the input is its place in
+/// the event lists and runs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Event {
     pub key: u64,
-    /// `file << 56 | game << 16 | ply`.
-    pub seq: u64,
     /// Visits: the game's mean rating (0: unrated).
     pub rating: u16,
-    /// A move ([`super::table::HEAD`] for a YACB visit).
+    /// A move ([`super::count::HEAD`] for a YACB visit).
     pub mv: u16,
     /// Points: for the mover (moves) or for white (visits).
     pub points: u8,
@@ -54,16 +51,12 @@ pub struct PassSpec<'a> {
     pub threads: usize,
     pub batch_bytes: usize,
     pub tokens: usize,
-    /// Second pass: only these keys count.
-    pub focus: Option<Arc<HashSet<u64>>>,
 }
 
-/// What a batch gave. Its events go to the shards, so the caller gets it
-/// with `events` empty.
+/// What a batch gave.
 pub struct BatchOut {
-    /// The events by shard ([`shard_of`] of their key; [`SHARDS`] lists),
-    /// each list in input order.
-    pub events: Vec<Vec<Event>>,
+    /// The events of the batch's games, in input order.
+    pub events: Vec<Event>,
     pub games: u64,
     pub kept: u64,
     pub rejected: [u64; Rejection::ALL.len()],
@@ -93,13 +86,12 @@ pub struct Meter {
     pub source_bytes: AtomicU64,
 }
 
-/// Runs one pass, counting into `shards`; `apply` gets every item in input
-/// order (its events counted) and may stop the pass by failing. Opening an
-/// input that does not exist fails the pass.
+/// Runs one pass; `apply` gets every item in input order and may stop
+/// the pass by failing. Opening an input that does not exist fails the
+/// pass.
 pub fn run_pass<E: From<crate::input::InputError>>(
     spec: &PassSpec<'_>,
     meter: &Meter,
-    shards: &Shards,
     mut apply: impl FnMut(Item) -> Result<(), E>,
 ) -> Result<(), E> {
     // Open every input first: a missing file fails before any work.
@@ -118,7 +110,7 @@ pub fn run_pass<E: From<crate::input::InputError>>(
         scope.spawn(move || read_inputs(opened, spec.batch_bytes, meter, &job_tx, &token_rx));
         for _ in 0..threads {
             let (rx, tx) = (job_rx.clone(), out_tx.clone());
-            scope.spawn(move || work(spec, shards, &rx, &tx));
+            scope.spawn(move || work(spec, &rx, &tx));
         }
         drop((job_rx, out_tx));
         count_in_order(out_rx, token_tx, &mut apply)
@@ -151,26 +143,13 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
     }
 }
 
-fn work(spec: &PassSpec<'_>, shards: &Shards, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
+fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
-    // The events of each batch by shard; the lists are reused.
-    let mut parts: Vec<Vec<Event>> = vec![Vec::new(); SHARDS];
     for job in jobs.iter() {
-        let (seq, mut item) = match job {
+        let (seq, item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
-            Job::Batch { seq, file, batch } => {
-                let events = std::mem::take(&mut parts);
-                (seq, Item::Batch(count_batch(spec, file, &files[file], &batch, events)))
-            }
+            Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, &files[file], &batch))),
         };
-        if let Item::Batch(b) = &mut item {
-            parts = std::mem::take(&mut b.events);
-        }
-        parts.resize_with(SHARDS, Vec::new);
-        for (shard, part) in parts.iter_mut().enumerate() {
-            shards.apply(shard, seq, part);
-            part.clear();
-        }
         if out.send((seq, item)).is_err() {
             return;
         }
@@ -197,18 +176,11 @@ fn count_in_order<E>(
 }
 
 /// Parses, filters and replays one batch (each game seen in place, see
-/// [`crate::pgn::view`]); `events` are emptied lists to reuse.
-pub fn count_batch(
-    spec: &PassSpec<'_>,
-    file_index: usize,
-    file: &Arc<Path>,
-    batch: &Batch,
-    mut events: Vec<Vec<Event>>,
-) -> BatchOut {
-    events.iter_mut().for_each(Vec::clear);
-    events.resize_with(SHARDS, Vec::new);
+/// [`crate::pgn::view`]).
+pub fn count_batch(spec: &PassSpec<'_>, file: &Arc<Path>, batch: &Batch) -> BatchOut {
+    // About one event a move: one per 6 bytes of movetext.
     let mut out = BatchOut {
-        events,
+        events: Vec::with_capacity(batch.text.len() / 6),
         games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
@@ -223,20 +195,17 @@ pub fn count_batch(
         match spec.filters.admit(game) {
             Err(r) => out.rejected[r.index()] += 1,
             Ok(admitted) => {
-                let before: [usize; SHARDS] = std::array::from_fn(|s| out.events[s].len());
+                let before = out.events.len();
                 let index = batch.first_index + game.number() - 1;
-                let base = (file_index as u64) << 56 | (index as u64 & 0xFF_FFFF_FFFF) << 16;
                 let replay = Replay {
                     board: &mut board,
                     start: &start,
                     source: || GameSource { file: Some(file.clone()), index },
                 };
-                match game_events(spec, game, &admitted, base, replay, &mut out.events) {
+                match game_events(spec, game, &admitted, replay, &mut out.events) {
                     Ok(()) => out.kept += 1,
                     Err(e) => {
-                        for (part, len) in out.events.iter_mut().zip(before) {
-                            part.truncate(len);
-                        }
+                        out.events.truncate(before);
                         out.skipped.push(e);
                     }
                 }
@@ -262,27 +231,21 @@ struct Replay<'b, S> {
     source: S,
 }
 
-/// The events of one admitted game (appended to `events`, the list of
-/// each event's shard).
+/// The events of one admitted game (appended to `events`).
 fn game_events(
     spec: &PassSpec<'_>,
     game: &GameView<'_>,
     admitted: &Admitted,
-    base: u64,
     replay: Replay<'_, impl FnOnce() -> GameSource>,
-    events: &mut [Vec<Event>],
+    events: &mut Vec<Event>,
 ) -> Result<(), ReplayError> {
     let white_pts = white_points(game);
     let counts = |c: Color| if c == Color::White { admitted.white_counts } else { admitted.black_counts };
-    let in_focus = |k: u64| spec.focus.as_ref().map_or(true, |f| f.contains(&k));
     let rating = admitted.rating.map_or(0, |r| r.min(u16::MAX as u32) as u16);
-    let mut ply = 0u64;
     // Polyglot: the piece part of the key follows the moves.
     let mut pieces = None;
-    let mut push = |board: &Board, m: Option<Move>, events: &mut [Vec<Event>]| {
+    let mut push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
         let stm = board.side_to_move();
-        let seq = base | ply.min(0xFFFF);
-        ply += 1;
         let mut polyglot = 0;
         if spec.counting == Counting::Polyglot {
             let p = *pieces.get_or_insert_with(|| polyglot_pieces(board, &RANDOM64));
@@ -298,20 +261,18 @@ fn game_events(
         let mover_pts = if stm == Color::White { white_pts } else { 2 - white_pts };
         match spec.counting {
             Counting::Polyglot => {
-                let key = polyglot;
-                if let (Some(m), true) = (m, in_focus(key)) {
+                if let Some(m) = m {
                     let mv = to_polyglot_move(m);
-                    let e = Event { key, seq, rating, mv, points: mover_pts, white: stm == Color::White };
-                    events[shard_of(key)].push(e);
+                    let e = Event { key: polyglot, rating, mv, points: mover_pts, white: stm == Color::White };
+                    events.push(e);
                 }
             }
             Counting::Yacb => {
                 let key = board.key();
-                let visit = Event { key, seq, rating, mv: super::table::HEAD, points: white_pts, white: true };
-                let part = &mut events[shard_of(key)];
-                part.push(visit);
+                let visit = Event { key, rating, mv: super::count::HEAD, points: white_pts, white: true };
+                events.push(visit);
                 if let Some(m) = m {
-                    part.push(Event { mv: m.raw(), points: mover_pts, white: stm == Color::White, ..visit });
+                    events.push(Event { mv: m.raw(), points: mover_pts, white: stm == Color::White, ..visit });
                 }
             }
         }

@@ -1,449 +1,376 @@
-//! Sorted runs: the counts `book build` spills to its temporary directory
-//! when its table is full, read back once by the final merge. A private,
-//! short-lived format (never kept), validated all the same. Records are
-//! variable-length: nearly every spilled record is a move met once, and
-//! a run's keys climb in small steps, so a record takes about 19 bytes
-//! where a fixed layout would take 40 (less to write and to read back).
+//! Runs: the counting events `book build` spills to its temporary
+//! directory whenever the events it holds reach its memory budget,
+//! grouped by bucket of keys ([`super::partition`]) and read back one
+//! bucket at a time. A private, short-lived format (never kept),
+//! validated all the same.
 //!
 //! | offset | size | field |
 //! |---|---|---|
-//! | 0 | 4 | magic `ABRN` |
-//! | 4 | 1 | version, 2 |
-//! | 5 | 3 | reserved, 0 |
-//! | 8 | 8 | record count `n`, u64 LE |
-//! | 16 | … | `n` records, strictly ascending by (key, move) |
+//! | 0 | 4 | magic `ABEV` |
+//! | 4 | 1 | version, 3 |
+//! | 5 | 1 | level `L` (0 to [`MAX_LEVEL`]): a key's bucket is its 12 bits below the top `12·L` ([`bucket_of`]) |
+//! | 6 | 2 | reserved, 0 |
+//! | 8 | 8 | event count `n`, u64 LE |
+//! | 16 | 16·`n` | the events, bucket after bucket, each bucket's in input order |
+//! | 16 + 16·`n` | 8·4096 | each bucket's event count, u64 LE (they add up to `n`) |
 //!
-//! A record (varints are LEB128: 7 bits a byte, low bits first, at most
-//! 10 bytes, no bits past 64; little-endian otherwise):
+//! An event (little-endian):
 //!
-//! | size | field |
-//! |---|---|
-//! | 1–10 | varint: key minus the previous record's key (the first record: the key) |
-//! | 2 | move (Polyglot or engine move; 0xFFFF: the position's head) |
-//! | 1 | flags: bit 0 white moved, bit 1 halved, bit 2 split (merged from several runs), bit 3 short form, bits 4–5 points of the short form, bits 6–7 0 |
-//! | 1–10 | varint: first ply that met it (`file << 56 \| game << 16 \| ply`) |
-//! | 4–40 | long form only: varints n (times played or visited), points, rated games (heads), sum of ratings (heads) |
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | position key (Polyglot or engine) |
+//! | 8 | 2 | move (Polyglot or engine move; 0xFFFF: a YACB visit) |
+//! | 10 | 2 | the game's mean rating (0: unrated) |
+//! | 12 | 1 | points: 0, 1 or 2 (for the mover; for white in a visit) |
+//! | 13 | 1 | flags: bit 0 white moved; the others 0 |
+//! | 14 | 2 | reserved, 0 |
 //!
-//! The short form is a record met once: n 1, its points in the flags, no
-//! ratings. The reader checks the magic, the version, the reserved bits,
-//! the order, that n, points and rated games fit 32 bits, and that the
-//! file holds exactly `n` records.
+//! The reader checks the magic, the version, the level, the reserved
+//! bytes, that the counts add up to `n` and the file's length to what
+//! they say, and that each event's key belongs to its bucket.
 
-use super::table::{Rec, HALVED, SPLIT, WHITE};
+use super::pipeline::Event;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-pub const MAGIC: &[u8; 4] = b"ABRN";
-pub const VERSION: u8 = 2;
+pub const MAGIC: &[u8; 4] = b"ABEV";
+pub const VERSION: u8 = 3;
 pub const HEADER_LEN: u64 = 16;
-/// The longest record: 3 fixed bytes and 6 varints of at most 10 bytes.
-pub const MAX_RECORD_LEN: usize = 3 + 6 * 10;
-/// Bytes a reader buffers: a merge holds one such buffer per run.
-pub const READ_BUFFER: usize = 1 << 15;
+pub const EVENT_LEN: usize = 16;
+/// Key bits a level's buckets take.
+pub const BUCKET_BITS: u32 = 12;
+pub const BUCKETS: usize = 1 << BUCKET_BITS;
+/// The deepest level (its buckets are key bits 4 to 15).
+pub const MAX_LEVEL: u8 = 4;
+const FOOTER_LEN: u64 = 8 * BUCKETS as u64;
+/// Events read at once.
+const CHUNK_EVENTS: usize = 1 << 14;
+const WHITE_FLAG: u8 = 1;
 
-/// Flag: the record is in the short form.
-const SHORT: u8 = 8;
-const POINTS_SHIFT: u8 = 4;
-/// The record's own flags, stored as they are.
-const RECORD_FLAGS: u8 = WHITE | HALVED | SPLIT;
-const KNOWN_FLAGS: u8 = RECORD_FLAGS | SHORT | 3 << POINTS_SHIFT;
+/// The bucket of `key` at `level`: its 12 bits below the top `12·level`,
+/// so buckets in order hold keys in order.
+#[inline]
+pub fn bucket_of(key: u64, level: u8) -> usize {
+    ((key << (BUCKET_BITS * level as u32)) >> (64 - BUCKET_BITS)) as usize
+}
 
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RunError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
-    #[error("{path}: not a run file (bad magic or version) at offset {offset}")]
-    BadHeader { path: PathBuf, offset: u64 },
-    #[error("{path}: truncated at offset {offset}")]
-    Truncated { path: PathBuf, offset: u64 },
-    #[error("{path}: record out of order at offset {offset}")]
-    Unsorted { path: PathBuf, offset: u64 },
-    #[error("{path}: reserved bits or an out-of-range field at offset {offset}")]
-    BadRecord { path: PathBuf, offset: u64 },
+    #[error(
+        "{path}: not a run file of level {level} (bad magic, version, level or reserved bytes) at offset {offset}"
+    )]
+    BadHeader { path: PathBuf, level: u8, offset: u64 },
+    #[error("{path}: the file's length or bucket counts disagree with its header at offset {offset}")]
+    BadLength { path: PathBuf, offset: u64 },
+    #[error("{path}: event out of range or in the wrong bucket at offset {offset}")]
+    BadEvent { path: PathBuf, offset: u64 },
 }
 
-#[inline]
-fn put_varint(out: &mut [u8], len: &mut usize, mut v: u64) {
-    while v >= 0x80 {
-        out[*len] = v as u8 | 0x80;
-        *len += 1;
-        v >>= 7;
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
+    move |source| RunError::Io { path: path.to_path_buf(), source }
+}
+
+fn encode(e: &Event, out: &mut [u8]) {
+    out[0..8].copy_from_slice(&e.key.to_le_bytes());
+    out[8..10].copy_from_slice(&e.mv.to_le_bytes());
+    out[10..12].copy_from_slice(&e.rating.to_le_bytes());
+    out[12] = e.points;
+    out[13] = if e.white { WHITE_FLAG } else { 0 };
+    out[14..16].fill(0);
+}
+
+/// One event, or `None` when a field is out of range.
+fn decode(b: &[u8]) -> Option<Event> {
+    let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+    let key = u64::from_le_bytes(b[0..8].try_into().ok()?);
+    if b[12] > 2 || b[13] & !WHITE_FLAG != 0 || u16_at(14) != 0 {
+        return None;
     }
-    out[*len] = v as u8;
-    *len += 1;
+    Some(Event { key, mv: u16_at(8), rating: u16_at(10), points: b[12], white: b[13] & WHITE_FLAG != 0 })
 }
 
-/// Encodes `r` after a record of key `prev` (0 for the first) into `out`
-/// (at least [`MAX_RECORD_LEN`] bytes); gives the length.
-#[inline]
-fn encode(r: &Rec, prev: u64, out: &mut [u8]) -> usize {
-    let mut len = 0;
-    put_varint(out, &mut len, r.key.wrapping_sub(prev));
-    out[len..len + 2].copy_from_slice(&r.mv.to_le_bytes());
-    let flags = r.flags & RECORD_FLAGS;
-    let short = r.n == 1 && r.sum <= 3 && r.rating_n == 0 && r.rating_sum == 0;
-    out[len + 2] = if short { flags | SHORT | (r.sum as u8) << POINTS_SHIFT } else { flags };
-    len += 3;
-    put_varint(out, &mut len, r.first);
-    if !short {
-        for v in [r.n as u64, r.sum as u64, r.rating_n as u64, r.rating_sum] {
-            put_varint(out, &mut len, v);
-        }
-    }
-    len
-}
-
-/// Why a record could not be decoded.
-enum Bad {
-    /// The bytes ended inside it.
-    Short,
-    /// Reserved bits, an overlong varint or a field out of range.
-    Invalid,
-}
-
-#[inline]
-fn get_varint(b: &[u8], pos: &mut usize) -> Result<u64, Bad> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *b.get(*pos).ok_or(Bad::Short)?;
-        *pos += 1;
-        // The tenth byte holds bit 63 alone.
-        if shift == 63 && byte > 1 {
-            return Err(Bad::Invalid);
-        }
-        v |= ((byte & 0x7F) as u64) << shift;
-        if byte < 0x80 {
-            return Ok(v);
-        }
-    }
-    Err(Bad::Invalid)
-}
-
-/// Decodes the record at the start of `b`, after a record of key `prev`:
-/// the record and its length.
-fn decode(b: &[u8], prev: u64) -> Result<(Rec, usize), Bad> {
-    let mut pos = 0;
-    let delta = get_varint(b, &mut pos)?;
-    let fixed = b.get(pos..pos + 3).ok_or(Bad::Short)?;
-    let mv = u16::from_le_bytes([fixed[0], fixed[1]]);
-    let flags = fixed[2];
-    pos += 3;
-    if flags & !KNOWN_FLAGS != 0 || (flags & SHORT == 0 && flags >> POINTS_SHIFT != 0) {
-        return Err(Bad::Invalid);
-    }
-    let first = get_varint(b, &mut pos)?;
-    let key = prev.checked_add(delta).ok_or(Bad::Invalid)?;
-    let mut r = Rec { key, first, mv, flags: flags & RECORD_FLAGS, ..Rec::default() };
-    if flags & SHORT != 0 {
-        r.n = 1;
-        r.sum = (flags >> POINTS_SHIFT) as u32;
-    } else {
-        let small = |v: u64| u32::try_from(v).map_err(|_| Bad::Invalid);
-        r.n = small(get_varint(b, &mut pos)?)?;
-        r.sum = small(get_varint(b, &mut pos)?)?;
-        r.rating_n = small(get_varint(b, &mut pos)?)?;
-        r.rating_sum = get_varint(b, &mut pos)?;
-    }
-    Ok((r, pos))
-}
-
-/// Bytes a writer gathers before writing them out.
-const WRITE_BUFFER: usize = 1 << 16;
-
-/// Writes one run; records must come in ascending (key, move) order.
-/// Records are encoded straight into its buffer.
+/// Writes a run, bucket after bucket.
 pub struct RunWriter {
     path: PathBuf,
-    file: File,
-    buf: Box<[u8]>,
-    len: usize,
-    count: u64,
-    prev: u64,
+    out: BufWriter<File>,
+    level: u8,
+    counts: Vec<u64>,
+    /// The bucket written last (buckets come in ascending order).
+    bucket: usize,
+    buf: Vec<u8>,
 }
 
 impl RunWriter {
-    pub fn create(path: &Path) -> Result<RunWriter, RunError> {
-        let file = File::create(path).map_err(|source| RunError::Io { path: path.to_path_buf(), source })?;
-        let mut buf = vec![0u8; WRITE_BUFFER + MAX_RECORD_LEN].into_boxed_slice();
-        buf[0..4].copy_from_slice(MAGIC);
-        buf[4] = VERSION;
-        let len = HEADER_LEN as usize;
-        Ok(RunWriter { path: path.to_path_buf(), file, buf, len, count: 0, prev: 0 })
+    pub fn create(path: &Path, level: u8) -> Result<RunWriter, RunError> {
+        let file = File::create(path).map_err(io_err(path))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&header(level, 0)).map_err(io_err(path))?;
+        Ok(RunWriter { path: path.to_path_buf(), out, level, counts: vec![0; BUCKETS], bucket: 0, buf: Vec::new() })
     }
 
-    #[inline]
-    pub fn push(&mut self, r: &Rec) -> Result<(), RunError> {
-        if self.len >= WRITE_BUFFER {
-            self.flush()?;
-        }
-        self.len += encode(r, self.prev, &mut self.buf[self.len..]);
-        self.prev = r.key;
-        self.count += 1;
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<(), RunError> {
-        self.file
-            .write_all(&self.buf[..self.len])
-            .map_err(|source| RunError::Io { path: self.path.clone(), source })?;
-        self.len = 0;
-        Ok(())
-    }
-
-    /// Writes the record count into the header and closes the file.
-    pub fn finish(mut self) -> Result<u64, RunError> {
-        self.flush()?;
-        let io_err = |source| RunError::Io { path: self.path.clone(), source };
-        self.file.seek(SeekFrom::Start(8)).map_err(io_err)?;
-        self.file.write_all(&self.count.to_le_bytes()).map_err(io_err)?;
-        Ok(self.count)
-    }
-}
-
-/// Reads a run's records in order, validating as it goes, through a
-/// [`READ_BUFFER`] of bytes.
-pub struct RunReader<R> {
-    path: PathBuf,
-    input: R,
-    count: u64,
-    /// Records handed out.
-    read: u64,
-    last: Option<(u64, u16)>,
-    failed: bool,
-    /// Bytes read and not yet decoded: `buf[pos..end]`; `base` is the file
-    /// offset of `buf[0]`.
-    buf: Box<[u8]>,
-    pos: usize,
-    end: usize,
-    base: u64,
-    /// The input has ended (after `buf[..end]`).
-    eof: bool,
-}
-
-impl RunReader<File> {
-    pub fn open(path: &Path) -> Result<Self, RunError> {
-        let file = File::open(path).map_err(|source| RunError::Io { path: path.to_path_buf(), source })?;
-        RunReader::new(file, path)
-    }
-}
-
-impl<R: Read> RunReader<R> {
-    pub fn new(mut input: R, path: &Path) -> Result<Self, RunError> {
-        let mut header = [0u8; HEADER_LEN as usize];
-        read_full(&mut input, &mut header, path, 0)?;
-        if &header[0..4] != MAGIC || header[4] != VERSION || header[5..8] != [0, 0, 0] {
-            return Err(RunError::BadHeader { path: path.to_path_buf(), offset: 0 });
-        }
-        let mut count = [0u8; 8];
-        count.copy_from_slice(&header[8..16]);
-        let count = u64::from_le_bytes(count);
-        Ok(RunReader {
-            path: path.to_path_buf(),
-            input,
-            count,
-            read: 0,
-            last: None,
-            failed: false,
-            buf: vec![0u8; READ_BUFFER].into_boxed_slice(),
-            pos: 0,
-            end: 0,
-            base: HEADER_LEN,
-            eof: false,
-        })
-    }
-
-    fn offset(&self) -> u64 {
-        self.base + self.pos as u64
-    }
-
-    /// Moves the undecoded bytes to the front and reads until the buffer
-    /// is full or the input ends.
-    fn fill(&mut self) -> Result<(), RunError> {
-        self.buf.copy_within(self.pos..self.end, 0);
-        self.base += self.pos as u64;
-        self.end -= self.pos;
-        self.pos = 0;
-        while self.end < self.buf.len() {
-            match self.input.read(&mut self.buf[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.end += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(source) => return Err(RunError::Io { path: self.path.clone(), source }),
+    /// Appends events of `bucket` (all of whose keys are in it): buckets
+    /// come in ascending order, one bucket possibly in several calls.
+    pub fn write_bucket(&mut self, bucket: usize, events: &[Event]) -> Result<(), RunError> {
+        assert!(bucket >= self.bucket && bucket < BUCKETS, "buckets are written in order");
+        debug_assert!(events.iter().all(|e| bucket_of(e.key, self.level) == bucket));
+        self.bucket = bucket;
+        self.counts[bucket] += events.len() as u64;
+        for chunk in events.chunks(CHUNK_EVENTS) {
+            self.buf.resize(chunk.len() * EVENT_LEN, 0);
+            for (e, out) in chunk.iter().zip(self.buf.chunks_exact_mut(EVENT_LEN)) {
+                encode(e, out);
             }
+            self.out.write_all(&self.buf).map_err(io_err(&self.path))?;
         }
         Ok(())
     }
 
-    fn next_record(&mut self) -> Result<Option<Rec>, RunError> {
-        if self.end - self.pos < MAX_RECORD_LEN && !self.eof {
-            self.fill()?;
+    /// Writes the bucket counts and the header's event count; gives the
+    /// number of events.
+    pub fn finish(mut self) -> Result<u64, RunError> {
+        let n: u64 = self.counts.iter().sum();
+        let path = self.path;
+        let mut footer = Vec::with_capacity(FOOTER_LEN as usize);
+        for c in &self.counts {
+            footer.extend_from_slice(&c.to_le_bytes());
         }
-        let offset = self.offset();
-        if self.read == self.count {
-            return if self.pos == self.end {
-                Ok(None)
-            } else {
-                Err(RunError::BadHeader { path: self.path.clone(), offset })
-            };
-        }
-        let prev = self.last.map_or(0, |(k, _)| k);
-        let (r, len) = decode(&self.buf[self.pos..self.end], prev).map_err(|bad| match bad {
-            Bad::Short => RunError::Truncated { path: self.path.clone(), offset },
-            Bad::Invalid => RunError::BadRecord { path: self.path.clone(), offset },
-        })?;
-        // Keys never decrease (they are sums of deltas): only the move can
-        // be out of order.
-        if self.last.is_some_and(|l| l >= (r.key, r.mv)) {
-            return Err(RunError::Unsorted { path: self.path.clone(), offset });
-        }
-        self.pos += len;
-        self.last = Some((r.key, r.mv));
-        self.read += 1;
-        Ok(Some(r))
+        self.out.write_all(&footer).map_err(io_err(&path))?;
+        let mut file = self.out.into_inner().map_err(|e| io_err(&path)(e.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(io_err(&path))?;
+        file.write_all(&header(self.level, n)).map_err(io_err(&path))?;
+        Ok(n)
     }
 }
 
-fn read_full(input: &mut impl Read, buf: &mut [u8], path: &Path, offset: u64) -> Result<(), RunError> {
-    input.read_exact(buf).map_err(|source| match source.kind() {
-        io::ErrorKind::UnexpectedEof => RunError::Truncated { path: path.to_path_buf(), offset },
-        _ => RunError::Io { path: path.to_path_buf(), source },
-    })
+fn header(level: u8, n: u64) -> [u8; HEADER_LEN as usize] {
+    let mut h = [0u8; HEADER_LEN as usize];
+    h[0..4].copy_from_slice(MAGIC);
+    h[4] = VERSION;
+    h[5] = level;
+    h[8..16].copy_from_slice(&n.to_le_bytes());
+    h
 }
 
-impl<R: Read> Iterator for RunReader<R> {
-    type Item = Result<Rec, RunError>;
+/// A run opened for reading, one bucket at a time.
+pub struct RunReader {
+    path: PathBuf,
+    file: File,
+    level: u8,
+    /// Where each bucket's events start (in events); `BUCKETS + 1` entries.
+    starts: Vec<u64>,
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
+impl RunReader {
+    /// Opens a run of `level` and checks its header and counts.
+    pub fn open(path: &Path, level: u8) -> Result<RunReader, RunError> {
+        let mut file = File::open(path).map_err(io_err(path))?;
+        let len = file.metadata().map_err(io_err(path))?.len();
+        let mut h = [0u8; HEADER_LEN as usize];
+        let bad_length = |offset| RunError::BadLength { path: path.to_path_buf(), offset };
+        if len < HEADER_LEN + FOOTER_LEN {
+            return Err(bad_length(len));
         }
-        let r = self.next_record().transpose();
-        self.failed = matches!(r, Some(Err(_)));
-        r
+        file.read_exact(&mut h).map_err(io_err(path))?;
+        if &h[0..4] != MAGIC || h[4] != VERSION || h[5] != level || level > MAX_LEVEL || h[6..8] != [0, 0] {
+            return Err(RunError::BadHeader { path: path.to_path_buf(), level, offset: 0 });
+        }
+        let n = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
+        let body = n.checked_mul(EVENT_LEN as u64).ok_or_else(|| bad_length(8))?;
+        if HEADER_LEN.checked_add(body).and_then(|b| b.checked_add(FOOTER_LEN)) != Some(len) {
+            return Err(bad_length(8));
+        }
+        let footer_at = HEADER_LEN + body;
+        let mut footer = vec![0u8; FOOTER_LEN as usize];
+        file.read_exact_at(&mut footer, footer_at).map_err(io_err(path))?;
+        let mut starts = Vec::with_capacity(BUCKETS + 1);
+        let mut at = 0u64;
+        starts.push(0);
+        for (i, c) in footer.chunks_exact(8).enumerate() {
+            let c = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            at = at.checked_add(c).filter(|&a| a <= n).ok_or_else(|| bad_length(footer_at + 8 * i as u64))?;
+            starts.push(at);
+        }
+        if at != n {
+            return Err(bad_length(footer_at));
+        }
+        Ok(RunReader { path: path.to_path_buf(), file, level, starts })
+    }
+
+    /// Events in `bucket`.
+    pub fn len(&self, bucket: usize) -> u64 {
+        self.starts[bucket + 1] - self.starts[bucket]
+    }
+
+    /// Events in the run.
+    pub fn total(&self) -> u64 {
+        self.starts[BUCKETS]
+    }
+
+    /// Hands `bucket`'s events to `f`, in order, a chunk at a time.
+    pub fn read_bucket<E: From<RunError>>(
+        &self,
+        bucket: usize,
+        buf: &mut Vec<u8>,
+        events: &mut Vec<Event>,
+        mut f: impl FnMut(&[Event]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (mut at, end) = (self.starts[bucket], self.starts[bucket + 1]);
+        while at < end {
+            let take = (end - at).min(CHUNK_EVENTS as u64);
+            let offset = HEADER_LEN + at * EVENT_LEN as u64;
+            buf.resize(take as usize * EVENT_LEN, 0);
+            self.file.read_exact_at(buf, offset).map_err(io_err(&self.path))?;
+            events.clear();
+            for (i, b) in buf.chunks_exact(EVENT_LEN).enumerate() {
+                match decode(b).filter(|e| bucket_of(e.key, self.level) == bucket) {
+                    Some(e) => events.push(e),
+                    None => {
+                        let offset = offset + (i * EVENT_LEN) as u64;
+                        return Err(RunError::BadEvent { path: self.path.clone(), offset }.into());
+                    }
+                }
+            }
+            f(events)?;
+            at += take;
+        }
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdata::TempDir;
 
-    fn rec(key: u64, mv: u16) -> Rec {
-        Rec { key, mv, n: 3, sum: 4, first: key << 16, flags: WHITE, ..Rec::default() }
+    fn ev(key: u64, mv: u16) -> Event {
+        Event { key, mv, rating: 2000, points: 2, white: mv % 2 == 0 }
     }
 
-    fn image(recs: &[Rec]) -> Vec<u8> {
-        // Its own directory: tests writing images run in parallel.
-        let dir = crate::testdata::TempDir::new("run-image");
-        let path = dir.file("r");
-        let mut w = RunWriter::create(&path).unwrap();
-        for r in recs {
-            w.push(r).unwrap();
+    /// Events spread over buckets 0, 7 and 4095 of level 0.
+    fn sample() -> Vec<(usize, Vec<Event>)> {
+        let at = |b: u64, low: u64| b << 52 | low;
+        vec![
+            (0, vec![ev(at(0, 5), 1), ev(at(0, 3), 2)]),
+            (7, vec![ev(at(7, 9), 3)]),
+            (4095, vec![ev(at(4095, 1), 4), ev(at(4095, 1), 4), ev(at(4095, 0), 0xFFFF)]),
+        ]
+    }
+
+    fn write(dir: &TempDir, name: &str) -> PathBuf {
+        let path = dir.file(name);
+        let mut w = RunWriter::create(&path, 0).unwrap();
+        for (b, events) in sample() {
+            w.write_bucket(b, &events).unwrap();
         }
-        assert_eq!(w.finish().unwrap(), recs.len() as u64);
-        std::fs::read(&path).unwrap()
+        assert_eq!(w.finish().unwrap(), 6);
+        path
     }
 
-    fn read(bytes: &[u8]) -> Result<Vec<Rec>, RunError> {
-        RunReader::new(bytes, Path::new("t"))?.collect()
-    }
-
-    #[test]
-    fn round_trips_records_in_both_forms() {
-        let head = Rec { key: 5, mv: 0xFFFF, n: 70_000, sum: 9, rating_n: 4, rating_sum: 9_000, first: 3, flags: 0 };
-        let once = Rec { key: u64::MAX, mv: 7, n: 1, sum: 2, first: u64::MAX, flags: WHITE | HALVED, ..Rec::default() };
-        let recs = vec![rec(1, 2), rec(1, 3), head, Rec { flags: WHITE | SPLIT, ..rec(9, 1) }, once];
-        assert_eq!(read(&image(&recs)).unwrap(), recs);
+    fn read_all(r: &RunReader, bucket: usize) -> Result<Vec<Event>, RunError> {
+        let mut out = Vec::new();
+        r.read_bucket(bucket, &mut Vec::new(), &mut Vec::new(), |e: &[Event]| {
+            out.extend_from_slice(e);
+            Ok::<(), RunError>(())
+        })?;
+        Ok(out)
     }
 
     #[test]
-    fn a_move_met_once_takes_the_short_form() {
-        let once = Rec { key: 1 << 40, mv: 0x1234, n: 1, sum: 1, first: 1 << 20, flags: WHITE, ..Rec::default() };
-        let bytes = image(&[once]);
-        // Key: 6 varint bytes; move 2; flags 1; first: 3 varint bytes.
-        assert_eq!(bytes.len(), 16 + 6 + 3 + 3);
-        assert_eq!(bytes[16 + 8], WHITE | SHORT | 1 << POINTS_SHIFT);
+    fn round_trips_each_buckets_events_in_order() {
+        let dir = TempDir::new("run-rt");
+        let r = RunReader::open(&write(&dir, "r"), 0).unwrap();
+        assert_eq!(r.total(), 6);
+        for (b, events) in sample() {
+            assert_eq!(r.len(b), events.len() as u64);
+            assert_eq!(read_all(&r, b).unwrap(), events);
+        }
+        assert!(read_all(&r, 1).unwrap().is_empty());
     }
 
     #[test]
-    fn rejects_truncated_runs_with_the_offset() {
-        let bytes = image(&[rec(1, 2), rec(2, 2)]);
-        let second = 16 + (bytes.len() - 16) / 2;
-        let cut = &bytes[..bytes.len() - 1];
-        assert!(matches!(read(cut), Err(RunError::Truncated { offset, .. }) if offset == second as u64));
-        assert!(matches!(read(&bytes[..10]), Err(RunError::Truncated { offset: 0, .. })));
-        // A count above the records present.
-        let mut more = bytes.clone();
-        more[8] = 3;
-        assert!(matches!(read(&more), Err(RunError::Truncated { offset, .. }) if offset == bytes.len() as u64));
-        // Bytes past the count.
-        let mut fewer = bytes.clone();
-        fewer[8] = 1;
-        assert!(matches!(read(&fewer), Err(RunError::BadHeader { offset, .. }) if offset == second as u64));
+    fn keys_in_bucket_order_are_in_key_order_at_every_level() {
+        for level in 0..=MAX_LEVEL {
+            let shift = 64 - BUCKET_BITS * (level as u32 + 1);
+            assert_eq!(bucket_of(0xABC << shift, level), 0xABC);
+            assert_eq!(bucket_of(u64::MAX, level), BUCKETS - 1);
+        }
+        assert!(bucket_of(1 << 60, 0) > bucket_of((1 << 60) - 1, 0));
     }
 
     #[test]
-    fn rejects_bad_magic_unsorted_and_reserved_bits() {
-        let bytes = image(&[rec(1, 2), rec(1, 3)]);
-        let mut bad = bytes.clone();
-        bad[0] = b'X';
-        assert!(matches!(read(&bad), Err(RunError::BadHeader { offset: 0, .. })));
-        // Record 1: key varint at 16, move at 17, flags at 19.
-        let mut flags = bytes.clone();
-        flags[19] = 0x40;
-        assert!(matches!(read(&flags), Err(RunError::BadRecord { offset: 16, .. })));
-        let mut points = bytes.clone();
-        points[19] = WHITE | 1 << POINTS_SHIFT;
-        assert!(matches!(read(&points), Err(RunError::BadRecord { offset: 16, .. })));
-        // The second record's move below the first's under the same key.
-        let second = 16 + (bytes.len() - 16) / 2;
-        let mut unsorted = bytes.clone();
-        unsorted[second + 1] = 1;
-        assert!(matches!(read(&unsorted), Err(RunError::Unsorted { offset, .. }) if offset == second as u64));
-        // An overlong varint (11 bytes) as the first key.
-        let mut overlong = bytes[..16].to_vec();
-        overlong.extend([0x80; 10]);
-        overlong.extend([1, 0, 0, 0, 0]);
-        assert!(matches!(read(&overlong), Err(RunError::BadRecord { offset: 16, .. })));
+    fn rejects_truncated_runs_and_the_wrong_level() {
+        let dir = TempDir::new("run-trunc");
+        let path = write(&dir, "r");
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(matches!(RunReader::open(&path, 1), Err(RunError::BadHeader { offset: 0, .. })));
+        for cut in [0, 10, 16, 40, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert!(matches!(RunReader::open(&path, 0), Err(RunError::BadLength { .. })), "cut at {cut}");
+        }
     }
 
     #[test]
-    fn rejects_a_key_that_passes_the_top() {
-        let bytes = image(&[rec(u64::MAX - 1, 2), rec(u64::MAX, 3)]);
-        let second = 16 + 10 + 3 + 10 + 4;
-        let mut wrap = bytes.clone();
-        // The second delta (1) becomes 2: past u64::MAX.
-        wrap[second] = 2;
-        assert!(matches!(read(&wrap), Err(RunError::BadRecord { offset, .. }) if offset == second as u64));
+    fn rejects_counts_that_do_not_add_up() {
+        let dir = TempDir::new("run-counts");
+        let path = write(&dir, "r");
+        let mut bytes = std::fs::read(&path).unwrap();
+        let footer = 16 + 6 * 16;
+        bytes[footer] = 1; // bucket 0 now says 1, not 2
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(
+            matches!(RunReader::open(&path, 0), Err(RunError::BadLength { offset, .. }) if offset == footer as u64)
+        );
     }
 
     #[test]
-    fn reads_runs_longer_than_the_buffer() {
-        let recs: Vec<Rec> = (0..5_000u64).map(|i| rec(i * 0x1_0000_0001, (i % 7) as u16)).collect();
-        assert_eq!(read(&image(&recs)).unwrap(), recs);
+    fn rejects_reserved_bytes_bad_points_and_a_key_in_the_wrong_bucket() {
+        let dir = TempDir::new("run-bad");
+        let path = write(&dir, "r");
+        let clean = std::fs::read(&path).unwrap();
+        // Event 1 (bucket 0): reserved byte, points 3, then a key of bucket 7.
+        for (at, value) in [(16 + 16 + 14, 1u8), (16 + 16 + 12, 3), (16 + 16 + 7, 0x00)] {
+            let mut bytes = clean.clone();
+            bytes[at] = value;
+            if at == 16 + 16 + 7 {
+                bytes[at - 1] = 0x70; // key top bits 0x007…: bucket 7
+            }
+            std::fs::write(&path, &bytes).unwrap();
+            let r = RunReader::open(&path, 0).unwrap();
+            assert!(matches!(read_all(&r, 0), Err(RunError::BadEvent { offset: 32, .. })), "byte {at}");
+        }
     }
 
     #[test]
     fn random_bytes_never_panic() {
-        let mut x = 0x1234_5678_9abc_def0u64;
-        for len in 0..300 {
-            let mut b: Vec<u8> = (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect();
-            if len >= 16 {
-                b[..8].copy_from_slice(b"ABRN\x02\0\0\0");
+        let dir = TempDir::new("run-fuzz");
+        let path = dir.file("r");
+        let clean = std::fs::read(write(&dir, "good")).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..300 {
+            let mut bytes = clean.clone();
+            for _ in 0..4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let i = (x % bytes.len() as u64) as usize;
+                bytes[i] = (x >> 32) as u8;
             }
-            let _ = read(&b);
+            std::fs::write(&path, &bytes).unwrap();
+            if let Ok(r) = RunReader::open(&path, 0) {
+                for b in 0..BUCKETS {
+                    let _ = read_all(&r, b);
+                }
+            }
         }
     }
 }

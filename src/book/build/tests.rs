@@ -53,7 +53,7 @@ fn polyglot_output_is_make_books_for_any_threads_and_memory() {
         assert_eq!(summary.games, 200);
         assert_eq!(got, want, "threads {threads}, memory {memory} MB");
         if memory == 1 {
-            assert!(summary.runs > 1, "a 1 MB table spills 200 games: {summary:?}");
+            assert!(summary.runs > 0, "200 games spill from 1 MB: {summary:?}");
         }
     }
 }
@@ -90,27 +90,27 @@ fn branching_games(n: usize) -> String {
 }
 
 #[test]
-fn halving_is_exact_when_the_counts_were_spilled() {
+fn halving_is_exact_when_the_events_were_spilled_combined_or_split_again() {
     let text = branching_games(17_000);
     let dir = Dir::new("halve");
     let mb = MakeBookOptions { min_game: 1, ..MakeBookOptions::default() };
     let (entries, warnings) = make_book(&pgn::parse(&text), &mb);
     assert!(warnings.is_empty());
     let want = polyglot::encode(&entries);
-    // Pinned (the usual case) and never pinned: then 1.e4's counts are
-    // split across runs and counted again in a second pass.
-    // A fan-in of 2 merges the runs in stages (positions split across runs
-    // carry that through the intermediate runs).
-    for (threads, pin, fan_in) in [(1, PIN_VISITS, 64), (2, u32::MAX, 64), (1, PIN_VISITS, 2), (2, u32::MAX, 2)] {
+    // 1.e4's 17,000 plays are halved. The events are spilled from 1 MB; a
+    // fan-in of 2 combines the runs in stages first; 2 kB a bucket
+    // counts many buckets in a map and splits those whose positions
+    // pass even that.
+    for (threads, bucket, fan_in) in [(1, None, 64), (2, Some(2048), 64), (1, None, 2), (2, Some(2048), 2)] {
         let opts = BuildOptions {
-            pin_visits: pin,
+            bucket_bytes: bucket,
             merge_fan_in: Some(fan_in),
             ..options(Target::Polyglot(mb.clone()), threads, 1)
         };
         let (got, summary) = build_bytes(&dir, text.as_bytes(), &opts);
         assert!(summary.runs > 2, "{summary:?}");
-        assert_eq!(summary.recounted > 0, pin == u32::MAX, "{summary:?}");
-        assert_eq!(got, want, "threads {threads}, pin {pin}, fan-in {fan_in}: {summary:?}");
+        assert_eq!(summary.splits > 0, bucket.is_some(), "{summary:?}");
+        assert_eq!(got, want, "threads {threads}, bucket bytes {bucket:?}, fan-in {fan_in}: {summary:?}");
     }
 }
 
@@ -120,13 +120,13 @@ fn yacb_output_is_the_statistical_builders_with_a_fixed_elo() {
     let dir = Dir::new("yacb");
     let (entries, _) =
         statistical_entries(&pgn::parse(&text), &StatsOptions { max_ply: 30, min_game: 2, elo: Elo::rated(-700) });
-    for (memory, fan_in) in [(1024, 64), (1, 64), (1, 2)] {
+    for (memory, fan_in, bucket) in [(1024, 64, None), (1, 64, None), (1, 2, Some(2048))] {
         let target = Target::Yacb { max_ply: 30, min_game: 2, elo: Some(-700) };
-        let opts = BuildOptions { merge_fan_in: Some(fan_in), ..options(target, 2, memory) };
-        let (got, _) = build_bytes(&dir, text.as_bytes(), &opts);
+        let opts = BuildOptions { merge_fan_in: Some(fan_in), bucket_bytes: bucket, ..options(target, 2, memory) };
+        let (got, summary) = build_bytes(&dir, text.as_bytes(), &opts);
         let book = YacbBook::from_vec(got).expect("a valid book");
         let read: Vec<_> = book.iter().map(|e| e.unwrap()).collect();
-        assert_eq!(read, entries, "memory {memory}");
+        assert_eq!(read, entries, "memory {memory}, fan-in {fan_in}, bucket bytes {bucket:?}: {summary:?}");
     }
 }
 
@@ -190,16 +190,18 @@ fn damaged_input_writes_nothing_and_reports_the_summary() {
 }
 
 #[test]
-fn merge_fan_in_follows_the_memory_budget_and_the_file_limit() {
+fn the_budget_shares_memory_and_reads_as_many_runs_as_files_allow() {
     let target = Target::Polyglot(MakeBookOptions::default());
     let files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
-    // 128 MB on 2 threads: a quarter of it in 32 kB buffers, 512 a thread.
     let b = budget(&options(target.clone(), 2, 128));
-    assert_eq!(b.fan_in, 512.min(files / 2).max(MIN_FAN_IN));
-    // The tables and the pipeline's buffers stay within the budget.
-    assert!(b.table + b.tokens * b.batch * 4 + 2 * b.batch * 12 <= 128 << 20, "{b:?}");
-    // A tiny budget still merges MIN_FAN_IN runs at once; a set fan-in wins.
-    assert_eq!(budget(&options(target.clone(), 1, 1)).fan_in, MIN_FAN_IN);
-    let set = BuildOptions { merge_fan_in: Some(5), ..options(target, 2, 128) };
-    assert_eq!(budget(&set).fan_in, 5);
+    assert_eq!(b.fan_in, files.max(MIN_FAN_IN));
+    // Reading the games: the held events and the pipeline's buffers stay
+    // within 80% of the budget; counting: the held events and each
+    // thread's bucket within it.
+    let pipeline = b.tokens * b.batch * 4 + 2 * b.batch * 12 + (6 << 20);
+    assert!(b.held * HELD_EVENT_BYTES + pipeline <= 128 << 20, "{b:?}");
+    assert!(b.held * HELD_EVENT_BYTES + 2 * b.bucket <= 128 << 20, "{b:?}");
+    // A set fan-in and bucket size win.
+    let set = BuildOptions { merge_fan_in: Some(5), bucket_bytes: Some(777), ..options(target, 2, 128) };
+    assert_eq!((budget(&set).fan_in, budget(&set).bucket), (5, 777));
 }

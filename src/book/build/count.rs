@@ -1,0 +1,291 @@
+//! Counting one bucket of `book build`'s events: all the events of a
+//! position are in one bucket, in input order, so each position is
+//! counted exactly as one pass over the games would count it, `make-book`'s
+//! halving included. A bucket that fits in memory is sorted by key
+//! ([`sort_events`], stable) and read off position by position; a larger
+//! one (few positions met very often, such as the first moves) is added
+//! up in a map ([`MapCount`]).
+
+use super::pipeline::Event;
+use crate::book::make_book::COUNT_MAX;
+use std::collections::hash_map::{Entry, HashMap};
+
+/// The move field of a position's head record (no Polyglot or engine move is 0xFFFF).
+pub const HEAD: u16 = 0xFFFF;
+/// Record flag: the mover of the move is white.
+pub const WHITE: u8 = 1;
+
+/// One move of a position, or its head (`mv == HEAD`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rec {
+    pub key: u64,
+    /// When the move was first met: a number that grows with the input.
+    pub first: u64,
+    /// Head: the sum of the rated games' ratings.
+    pub rating_sum: u64,
+    /// Times played (head: times visited).
+    pub n: u32,
+    /// Points: for the mover (moves), for white (head); 2 a win, 1 a draw.
+    pub sum: u32,
+    /// Head: rated games through the position.
+    pub rating_n: u32,
+    pub mv: u16,
+    pub flags: u8,
+}
+
+/// One position's counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group {
+    pub key: u64,
+    /// The head record (YACB: visits, points, ratings).
+    pub head: Option<Rec>,
+    /// Move records, in the order first met.
+    pub moves: Vec<Rec>,
+}
+
+impl Group {
+    /// An empty group for `key` (its buffers reused).
+    pub fn reset(&mut self, key: u64) {
+        self.key = key;
+        self.head = None;
+        self.moves.clear();
+    }
+
+    /// Counts one event of the position, met at `first` (which grows with
+    /// the input). With `halving` (Polyglot), when a move reaches
+    /// [`COUNT_MAX`] plays every move of the position is halved, as
+    /// `make-book` does.
+    #[inline]
+    pub fn add(&mut self, e: &Event, first: u64, halving: bool) {
+        if e.mv == HEAD {
+            let h = self.head.get_or_insert(Rec { key: self.key, mv: HEAD, first, ..Rec::default() });
+            h.n = h.n.saturating_add(1);
+            h.sum = h.sum.saturating_add(e.points as u32);
+            if e.rating > 0 {
+                h.rating_sum += e.rating as u64;
+                h.rating_n += 1;
+            }
+            return;
+        }
+        let i = match self.moves.iter().position(|r| r.mv == e.mv) {
+            Some(i) => i,
+            None => {
+                let flags = if e.white { WHITE } else { 0 };
+                self.moves.push(Rec { key: self.key, mv: e.mv, first, flags, ..Rec::default() });
+                self.moves.len() - 1
+            }
+        };
+        let r = &mut self.moves[i];
+        r.n = r.n.saturating_add(1);
+        r.sum = r.sum.saturating_add(e.points as u32);
+        if halving && r.n >= COUNT_MAX {
+            for r in &mut self.moves {
+                r.n = r.n.div_ceil(2);
+                r.sum = r.sum.div_ceil(2);
+            }
+        }
+    }
+}
+
+/// Sorts events by key, keeping the input order of equal keys (a most
+/// significant digit radix sort, up to 12 bits at a time, about 16 events
+/// a digit, then insertion sorts); the keys' top `skip` bits are known to
+/// be equal. `aux` is scratch space.
+pub fn sort_events(v: &mut [Event], aux: &mut Vec<Event>, skip: u32) {
+    const SMALL: usize = 48;
+    if v.len() <= SMALL || skip >= 64 {
+        insertion_sort(v);
+        return;
+    }
+    let bits = (usize::BITS - v.len().leading_zeros()).saturating_sub(4).clamp(1, 12).min(64 - skip);
+    let shift = 64 - skip - bits;
+    let mask = (1u64 << bits) - 1;
+    let digit = |e: &Event| ((e.key >> shift) & mask) as usize;
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for e in v.iter() {
+        starts[digit(e) + 1] += 1;
+    }
+    for d in 1..starts.len() {
+        starts[d] += starts[d - 1];
+    }
+    aux.clear();
+    aux.resize(v.len(), Event::default());
+    let mut at = starts.clone();
+    for e in v.iter() {
+        let d = digit(e);
+        aux[at[d]] = *e;
+        at[d] += 1;
+    }
+    v.copy_from_slice(&aux[..v.len()]);
+    for d in 0..1 << bits {
+        let (a, b) = (starts[d], starts[d + 1]);
+        if b - a > 1 {
+            sort_events(&mut v[a..b], aux, skip + bits);
+        }
+    }
+}
+
+/// A stable insertion sort by key.
+fn insertion_sort(v: &mut [Event]) {
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].key > e.key {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
+    }
+}
+
+/// Hands each position of `sorted` (events sorted by key, equal keys in
+/// input order) to `emit`, in key order.
+pub fn count_sorted<E>(
+    sorted: &[Event],
+    halving: bool,
+    group: &mut Group,
+    mut emit: impl FnMut(&Group) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut a = 0;
+    while a < sorted.len() {
+        let key = sorted[a].key;
+        group.reset(key);
+        let mut b = a;
+        while b < sorted.len() && sorted[b].key == key {
+            group.add(&sorted[b], b as u64, halving);
+            b += 1;
+        }
+        emit(group)?;
+        a = b;
+    }
+    Ok(())
+}
+
+/// Bytes a position's slot takes in a [`MapCount`]'s map (88 bytes, at a
+/// load of 7/8 down to half after a growth); its move list counts apart.
+const GROUP_BYTES: usize = 200;
+const REC_BYTES: usize = std::mem::size_of::<Rec>();
+
+/// A bucket too large to sort, added up position by position in input
+/// order, within a byte budget.
+pub struct MapCount {
+    groups: HashMap<u64, Group>,
+    bytes: usize,
+    limit: usize,
+    seen: u64,
+    halving: bool,
+}
+
+impl MapCount {
+    pub fn new(limit: usize, halving: bool) -> MapCount {
+        MapCount { groups: HashMap::new(), bytes: 0, limit, seen: 0, halving }
+    }
+
+    /// Counts the next events; `false` (and the counts are incomplete)
+    /// once the positions pass the budget.
+    pub fn add(&mut self, events: &[Event]) -> bool {
+        for e in events {
+            let g = match self.groups.entry(e.key) {
+                Entry::Occupied(o) => o.into_mut(),
+                Entry::Vacant(v) => {
+                    self.bytes += GROUP_BYTES;
+                    v.insert(Group { key: e.key, ..Group::default() })
+                }
+            };
+            let capacity = g.moves.capacity();
+            g.add(e, self.seen, self.halving);
+            self.bytes += (g.moves.capacity() - capacity) * REC_BYTES;
+            self.seen += 1;
+            if self.bytes > self.limit {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The positions, in key order.
+    pub fn into_sorted(self) -> Vec<Group> {
+        let mut groups: Vec<Group> = self.groups.into_values().collect();
+        groups.sort_unstable_by_key(|g| g.key);
+        groups
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(key: u64, mv: u16, points: u8) -> Event {
+        Event { key, mv, rating: 0, points, white: true }
+    }
+
+    #[test]
+    fn sorting_keeps_the_input_order_of_equal_keys() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut v: Vec<Event> = (0..20_000u16)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Few distinct keys, spread over the whole range, and one hot key.
+                let key = if i % 3 == 0 { 42 << 40 } else { (x % 500).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
+                ev(key, i, 0)
+            })
+            .collect();
+        let mut want = v.clone();
+        want.sort_by_key(|e| e.key);
+        sort_events(&mut v, &mut Vec::new(), 0);
+        assert_eq!(v, want, "a stable sort by key");
+    }
+
+    #[test]
+    fn halving_halves_every_move_of_the_position() {
+        let mut g = Group::default();
+        g.reset(7);
+        g.add(&ev(7, 2, 1), 0, true);
+        for i in 0..COUNT_MAX - 1 {
+            g.add(&ev(7, 1, 2), 1 + i as u64, true);
+        }
+        assert_eq!(g.moves.iter().map(|r| (r.mv, r.n)).collect::<Vec<_>>(), [(2, 1), (1, COUNT_MAX - 1)]);
+        g.add(&ev(7, 1, 1), 1 << 20, true);
+        assert_eq!((g.moves[1].n, g.moves[1].sum), (8192, (2 * 16383 + 1u32).div_ceil(2)));
+        assert_eq!((g.moves[0].n, g.moves[0].sum, g.moves[0].first), (1, 1, 0));
+    }
+
+    #[test]
+    fn yacb_heads_count_visits_points_and_rated_games() {
+        let mut g = Group::default();
+        g.reset(3);
+        for (rating, points) in [(2000, 2), (0, 1), (2200, 0)] {
+            g.add(&Event { key: 3, mv: HEAD, rating, points, white: true }, 0, false);
+        }
+        let h = g.head.unwrap();
+        assert_eq!((h.n, h.sum, h.rating_n, h.rating_sum), (3, 3, 2, 4200));
+        assert!(g.moves.is_empty());
+    }
+
+    #[test]
+    fn the_map_and_the_sort_count_alike() {
+        let events: Vec<Event> = (0..3000u64).map(|i| ev((i * 7919) % 300, (i % 5) as u16, (i % 3) as u8)).collect();
+        let mut sorted = events.clone();
+        sort_events(&mut sorted, &mut Vec::new(), 0);
+        let mut by_sort = Vec::new();
+        count_sorted(&sorted, true, &mut Group::default(), |g| {
+            by_sort.push(g.clone());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let mut map = MapCount::new(1 << 30, true);
+        assert!(map.add(&events));
+        let by_map = map.into_sorted();
+        assert_eq!(by_map.len(), 300);
+        let counts = |gs: &[Group]| {
+            gs.iter()
+                .map(|g| (g.key, g.moves.iter().map(|r| (r.mv, r.n, r.sum)).collect::<Vec<_>>()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&by_map), counts(&by_sort));
+        let mut small = MapCount::new(1000, true);
+        assert!(!small.add(&events), "300 positions pass a 1000-byte budget");
+    }
+}

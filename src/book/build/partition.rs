@@ -1,0 +1,343 @@
+//! The events of `book build`, held by bucket of keys ([`run::bucket_of`])
+//! in input order and spilled as runs ([`run`]) whenever they reach the
+//! memory budget; then read back one bucket at a time and counted
+//! ([`count`]). A bucket whose positions do not fit in memory even when
+//! added up is split again by the next 12 key bits, into buckets of its
+//! own (a deeper level), so any input is counted within the budget.
+//!
+//! Nothing here depends on the number of threads: the events come in
+//! input order, and each bucket is counted alone.
+
+use super::count::{count_sorted, sort_events, Group, MapCount};
+use super::pipeline::{Counting, Event};
+use super::run::{bucket_of, RunError, RunReader, RunWriter, BUCKETS, BUCKET_BITS, MAX_LEVEL};
+use super::BuildError;
+use std::path::{Path, PathBuf};
+
+/// Events held in memory by bucket, and the runs spilled so far.
+pub struct Buckets {
+    level: u8,
+    lists: Vec<Vec<Event>>,
+    held: usize,
+    /// Events held at most (then they are spilled).
+    limit: usize,
+    dir: PathBuf,
+    /// Run files are `{name}-{n}`.
+    name: String,
+    runs: Vec<PathBuf>,
+    spilled: u64,
+}
+
+impl Buckets {
+    /// Buckets of `level` holding at most `limit` events, spilling runs
+    /// named `{name}-{n}` to `dir`.
+    pub fn new(level: u8, limit: usize, dir: &Path, name: String) -> Buckets {
+        // Room for an even share each, so the lists seldom grow.
+        let each = (limit / BUCKETS + limit / BUCKETS / 4).min(1 << 16);
+        let lists = (0..BUCKETS).map(|_| Vec::with_capacity(each)).collect();
+        Buckets {
+            level,
+            lists,
+            held: 0,
+            limit: limit.max(1),
+            dir: dir.to_path_buf(),
+            name,
+            runs: Vec::new(),
+            spilled: 0,
+        }
+    }
+
+    /// Takes the next events (in input order).
+    pub fn push(&mut self, events: &[Event]) -> Result<(), RunError> {
+        for e in events {
+            self.lists[bucket_of(e.key, self.level)].push(*e);
+        }
+        self.held += events.len();
+        if self.held >= self.limit {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<(), RunError> {
+        let path = self.dir.join(format!("{}-{:05}", self.name, self.runs.len()));
+        let mut w = RunWriter::create(&path, self.level)?;
+        for (b, list) in self.lists.iter_mut().enumerate() {
+            w.write_bucket(b, list)?;
+            list.clear();
+        }
+        self.spilled += w.finish()?;
+        self.runs.push(path);
+        self.held = 0;
+        Ok(())
+    }
+
+    /// Ends the input: the runs are opened for reading, combined first
+    /// (`fan_in` at a time, in stages) while there are more than `fan_in`.
+    pub fn finish(self, fan_in: usize) -> Result<Spilled, RunError> {
+        let fan_in = fan_in.max(2);
+        let mut spilled = Spilled {
+            level: self.level,
+            runs: Vec::new(),
+            lists: self.lists,
+            run_count: self.runs.len(),
+            spilled: self.spilled,
+        };
+        let mut paths = self.runs;
+        let mut stage = 0;
+        while paths.len() > fan_in {
+            let mut next = Vec::with_capacity(paths.len().div_ceil(fan_in));
+            for (i, chunk) in paths.chunks(fan_in).enumerate() {
+                if chunk.len() == 1 {
+                    next.push(chunk[0].clone());
+                    continue;
+                }
+                let path = self.dir.join(format!("{}-s{stage}-{i:05}", self.name));
+                combine(chunk, &path, self.level)?;
+                next.push(path);
+            }
+            paths = next;
+            stage += 1;
+        }
+        for p in &paths {
+            spilled.runs.push(RunReader::open(p, self.level)?);
+        }
+        Ok(spilled)
+    }
+}
+
+/// Writes the runs `inputs` as one (bucket by bucket, each bucket's events
+/// in the inputs' order) and deletes them.
+fn combine(inputs: &[PathBuf], out: &Path, level: u8) -> Result<(), RunError> {
+    let readers = inputs.iter().map(|p| RunReader::open(p, level)).collect::<Result<Vec<_>, _>>()?;
+    let mut w = RunWriter::create(out, level)?;
+    let (mut buf, mut events) = (Vec::new(), Vec::new());
+    for b in 0..BUCKETS {
+        for r in &readers {
+            r.read_bucket(b, &mut buf, &mut events, |ev| w.write_bucket(b, ev))?;
+        }
+    }
+    w.finish()?;
+    for p in inputs {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(())
+}
+
+/// The events of a pass, to be read back bucket by bucket: the runs, in
+/// order, then what was still held.
+pub struct Spilled {
+    level: u8,
+    runs: Vec<RunReader>,
+    lists: Vec<Vec<Event>>,
+    /// Runs spilled (before any combining) and the events in them.
+    pub run_count: usize,
+    pub spilled: u64,
+}
+
+impl Spilled {
+    /// Events in bucket `b`.
+    pub fn len(&self, b: usize) -> usize {
+        self.runs.iter().map(|r| r.len(b) as usize).sum::<usize>() + self.lists[b].len()
+    }
+
+    /// Hands bucket `b`'s events to `f` in input order, a chunk at a time.
+    pub fn read<E: From<RunError>>(
+        &self,
+        b: usize,
+        scratch: &mut Scratch,
+        mut f: impl FnMut(&[Event]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for r in &self.runs {
+            r.read_bucket(b, &mut scratch.bytes, &mut scratch.chunk, &mut f)?;
+        }
+        f(&self.lists[b])
+    }
+}
+
+impl Drop for Spilled {
+    fn drop(&mut self) {
+        for r in &self.runs {
+            let _ = std::fs::remove_file(r.path());
+        }
+    }
+}
+
+/// Buffers for reading and sorting, reused from bucket to bucket.
+#[derive(Default)]
+pub struct Scratch {
+    bytes: Vec<u8>,
+    chunk: Vec<Event>,
+    events: Vec<Event>,
+    aux: Vec<Event>,
+    group: Group,
+}
+
+/// How a bucket is counted.
+pub struct CountSpec<'a> {
+    pub counting: Counting,
+    /// Bytes one counting thread may use for a bucket (sorting takes 32
+    /// bytes an event, a map about 200 bytes a position and 40 a move).
+    pub bytes: usize,
+    pub fan_in: usize,
+    pub dir: &'a Path,
+    /// Names the runs of buckets split again (unique per thread).
+    pub name: &'a str,
+}
+
+/// Counts bucket `b` of `src`, handing its positions to `emit` in key
+/// order; gives the number of times a bucket had to be split again.
+pub fn count_bucket(
+    spec: &CountSpec<'_>,
+    src: &Spilled,
+    b: usize,
+    scratch: &mut Scratch,
+    emit: &mut dyn FnMut(&Group) -> Result<(), BuildError>,
+) -> Result<u64, BuildError> {
+    let halving = spec.counting == Counting::Polyglot;
+    let n = src.len(b);
+    if n == 0 {
+        return Ok(0);
+    }
+    // The usual case: sort the bucket's events by key.
+    if n.saturating_mul(2 * std::mem::size_of::<Event>()) <= spec.bytes {
+        let mut events = std::mem::take(&mut scratch.events);
+        events.clear();
+        src.read(b, scratch, |ev| {
+            events.extend_from_slice(ev);
+            Ok::<(), BuildError>(())
+        })?;
+        let skip = BUCKET_BITS * (src.level as u32 + 1);
+        sort_events(&mut events, &mut scratch.aux, skip);
+        let mut group = std::mem::take(&mut scratch.group);
+        let counted = count_sorted(&events, halving, &mut group, |g| emit(g));
+        (scratch.events, scratch.group) = (events, group);
+        return counted.map(|()| 0);
+    }
+    // Too many events to sort: add them up, if the positions fit.
+    let mut map = MapCount::new(spec.bytes, halving);
+    let mut fits = true;
+    let stop = src.read(b, scratch, |ev| if map.add(ev) { Ok(()) } else { Err(Stop::Full) });
+    match stop {
+        Ok(()) => {}
+        Err(Stop::Full) => fits = false,
+        Err(Stop::Run(e)) => return Err(e.into()),
+    }
+    if fits {
+        for g in map.into_sorted() {
+            emit(&g)?;
+        }
+        return Ok(0);
+    }
+    drop(map);
+    // Too many positions: split the bucket by the next key bits.
+    if src.level >= MAX_LEVEL {
+        return Err(BuildError::Budget { bytes: spec.bytes });
+    }
+    let level = src.level + 1;
+    let limit = spec.bytes / 2 / std::mem::size_of::<Event>();
+    let name = format!("{}-{level}-{b}", spec.name);
+    let mut deeper = Buckets::new(level, limit, spec.dir, name);
+    src.read(b, scratch, |ev| deeper.push(ev))?;
+    let deeper = deeper.finish(spec.fan_in)?;
+    let mut splits = 1;
+    for sub in 0..BUCKETS {
+        splits += count_bucket(spec, &deeper, sub, scratch, emit)?;
+    }
+    Ok(splits)
+}
+
+/// Why reading a bucket into a map stopped.
+enum Stop {
+    Full,
+    Run(RunError),
+}
+
+impl From<RunError> for Stop {
+    fn from(e: RunError) -> Stop {
+        Stop::Run(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::TempDir;
+
+    /// Events of `positions` keys spread over the key space, each key met
+    /// `n` times with moves `0..moves`, in a scrambled order.
+    fn events(positions: u64, n: u64, moves: u64) -> Vec<Event> {
+        let mut out = Vec::new();
+        for i in 0..positions * n {
+            let k = (i * 7919) % positions;
+            let key = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            out.push(Event { key, mv: (i % moves) as u16, rating: 0, points: (i % 3) as u8, white: k % 2 == 0 });
+        }
+        out
+    }
+
+    fn count_all(spec: &CountSpec<'_>, src: &Spilled) -> (Vec<Group>, u64) {
+        let mut groups = Vec::new();
+        let mut splits = 0;
+        let mut scratch = Scratch::default();
+        for b in 0..BUCKETS {
+            splits += count_bucket(spec, src, b, &mut scratch, &mut |g| {
+                groups.push(g.clone());
+                Ok(())
+            })
+            .unwrap();
+        }
+        (groups, splits)
+    }
+
+    #[test]
+    fn counts_are_the_same_held_spilled_combined_or_split_again() {
+        let dir = TempDir::new("partition");
+        let input = events(20_000, 2, 1);
+        let spec =
+            |bytes, fan_in| CountSpec { counting: Counting::Polyglot, bytes, fan_in, dir: dir.path(), name: "t" };
+        let mut held = Buckets::new(0, usize::MAX, dir.path(), "held".into());
+        held.push(&input).unwrap();
+        let held = held.finish(64).unwrap();
+        assert_eq!(held.run_count, 0);
+        let (want, splits) = count_all(&spec(1 << 20, 64), &held);
+        assert_eq!((want.len(), splits), (20_000, 0));
+        assert!(want.windows(2).all(|w| w[0].key < w[1].key), "positions in key order");
+        assert!(want.iter().all(|g| g.moves.iter().map(|r| r.n).sum::<u32>() == 2));
+        // 200 bytes a bucket: buckets of more than 6 events go to a map,
+        // which holds no position: they are split again.
+        for (limit, fan_in, bytes) in [(1000, 64, 1 << 20), (1000, 3, 1 << 20), (700, 2, 200)] {
+            let mut b = Buckets::new(0, limit, dir.path(), format!("s{limit}-{fan_in}"));
+            for chunk in input.chunks(333) {
+                b.push(chunk).unwrap();
+            }
+            let src = b.finish(fan_in).unwrap();
+            assert!(src.run_count >= input.len() / (limit + 333), "{}", src.run_count);
+            let (got, splits) = count_all(&spec(bytes, fan_in), &src);
+            // `first` only orders the moves of a position: leave it out.
+            type Counts = Vec<(u64, Vec<(u16, u32, u32, u8)>)>;
+            let counts = |gs: &[Group]| -> Counts {
+                gs.iter().map(|g| (g.key, g.moves.iter().map(|r| (r.mv, r.n, r.sum, r.flags)).collect())).collect()
+            };
+            assert!(counts(&got) == counts(&want), "limit {limit}, fan-in {fan_in}, {bytes} bytes");
+            assert_eq!(splits > 0, bytes == 200);
+        }
+    }
+
+    #[test]
+    fn a_bucket_that_cannot_be_split_enough_is_a_budget_error() {
+        let dir = TempDir::new("partition-budget");
+        let mut b = Buckets::new(MAX_LEVEL, usize::MAX, dir.path(), "x".into());
+        // 50 positions in one bucket of the deepest level (key bits 4 to 15 clear).
+        let one_bucket: Vec<Event> = (1..=50u64).map(|i| Event { key: i << 20, ..Event::default() }).collect();
+        b.push(&one_bucket).unwrap();
+        let src = b.finish(64).unwrap();
+        let spec = CountSpec { counting: Counting::Yacb, bytes: 64, fan_in: 64, dir: dir.path(), name: "t" };
+        let mut failed = false;
+        for bucket in 0..BUCKETS {
+            let r = count_bucket(&spec, &src, bucket, &mut Scratch::default(), &mut |_| Ok(()));
+            failed |= matches!(r, Err(BuildError::Budget { .. }));
+        }
+        assert!(failed);
+    }
+}
