@@ -93,6 +93,29 @@ def test_standard_input_is_read_as_a_stream(exe, tmp_path):
     assert mine.read_bytes() == real.read_bytes()
 
 
+def test_halving_is_exact_from_standard_input_in_a_small_budget(exe, tmp_path):
+    # 1.e4 is played 17,000 times, past make-book's 16384: the start
+    # position's moves are halved, then 1.d4 comes. Read from a pipe (which
+    # cannot be read twice) and spilled from 1 MB, the book is still the
+    # real tool's.
+    rng = random.Random(7)
+    games = []
+    for i in range(17_500):
+        first, reply = ("e4", rng.choice(["e5", "c5", "e6", "c6", "d5", "Nf6"])) if i < 17_000 else ("d4", "d5")
+        result = ["1-0", "0-1", "1/2-1/2"][i % 3]
+        games.append(f'[Result "{result}"]\n\n1. {first} {reply} {result}\n\n')
+    pgn = tmp_path / "many.pgn"
+    pgn.write_text("".join(games))
+    real, mine = tmp_path / "real.bin", tmp_path / "ours.bin"
+    make_book(pgn, real, ["-min-game", "1"], tmp_path)
+    r = subprocess.run([exe, "book", "build", "--pgn", "-", "--out", str(mine), "--min-game", "1", "--memory", "1"],
+                       input=pgn.read_bytes(), capture_output=True)
+    assert r.returncode == 0, r.stderr
+    spilled = int(r.stderr.decode().split(" run(s) spilled")[0].rsplit(",", 1)[-1].split()[-1])
+    assert spilled > 0, r.stderr
+    assert mine.read_bytes() == real.read_bytes()
+
+
 # Each game's first move names it, so the book tells which games counted.
 FILTER_GAMES = [
     ("a3", {"WhiteElo": "2500", "BlackElo": "2450", "TimeControl": "180+2", "Date": "2023.03.01"}),

@@ -192,8 +192,8 @@ struct Budget {
 const MIN_FAN_IN: usize = 16;
 /// Files kept free of the open-file limit for everything else.
 const SPARE_FILES: usize = 64;
-/// Bytes an event takes while held (16, and room for the lists to grow).
-const HELD_EVENT_BYTES: usize = 20;
+/// Bytes an event takes while held (12, and room for the lists to grow).
+const HELD_EVENT_BYTES: usize = 15;
 
 /// Shares the memory budget. While reading the games: the batches in
 /// flight (each token's text and events, ~4x the text), the batches being
@@ -210,7 +210,7 @@ fn budget(options: &BuildOptions) -> Budget {
     let threads = options.threads.max(1);
     let tokens = 2 * threads + 2;
     let overhead = tokens * batch * 4 + threads * batch * 12 + (6 << 20);
-    let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 19) / HELD_EVENT_BYTES;
+    let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 18) / HELD_EVENT_BYTES;
     let bucket = options.bucket_bytes.unwrap_or((total / 5 / threads).max(1 << 18));
     let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
     let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.max(MIN_FAN_IN)).max(2);

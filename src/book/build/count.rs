@@ -60,9 +60,9 @@ impl Group {
         if e.mv == HEAD {
             let h = self.head.get_or_insert(Rec { key: self.key, mv: HEAD, first, ..Rec::default() });
             h.n = h.n.saturating_add(1);
-            h.sum = h.sum.saturating_add(e.points as u32);
-            if e.rating > 0 {
-                h.rating_sum += e.rating as u64;
+            h.sum = h.sum.saturating_add(e.points() as u32);
+            if e.rating() > 0 {
+                h.rating_sum += e.rating() as u64;
                 h.rating_n += 1;
             }
             return;
@@ -70,14 +70,14 @@ impl Group {
         let i = match self.moves.iter().position(|r| r.mv == e.mv) {
             Some(i) => i,
             None => {
-                let flags = if e.white { WHITE } else { 0 };
+                let flags = if e.white() { WHITE } else { 0 };
                 self.moves.push(Rec { key: self.key, mv: e.mv, first, flags, ..Rec::default() });
                 self.moves.len() - 1
             }
         };
         let r = &mut self.moves[i];
         r.n = r.n.saturating_add(1);
-        r.sum = r.sum.saturating_add(e.points as u32);
+        r.sum = r.sum.saturating_add(e.points() as u32);
         if halving && r.n >= COUNT_MAX {
             for r in &mut self.moves {
                 r.n = r.n.div_ceil(2);
@@ -100,7 +100,7 @@ pub fn sort_events(v: &mut [Event], aux: &mut Vec<Event>, skip: u32) {
     let bits = (usize::BITS - v.len().leading_zeros()).saturating_sub(4).clamp(1, 12).min(64 - skip);
     let shift = 64 - skip - bits;
     let mask = (1u64 << bits) - 1;
-    let digit = |e: &Event| ((e.key >> shift) & mask) as usize;
+    let digit = |e: &Event| ((e.key() >> shift) & mask) as usize;
     let mut starts = vec![0usize; (1 << bits) + 1];
     for e in v.iter() {
         starts[digit(e) + 1] += 1;
@@ -129,8 +129,9 @@ pub fn sort_events(v: &mut [Event], aux: &mut Vec<Event>, skip: u32) {
 fn insertion_sort(v: &mut [Event]) {
     for i in 1..v.len() {
         let e = v[i];
+        let key = e.key();
         let mut j = i;
-        while j > 0 && v[j - 1].key > e.key {
+        while j > 0 && v[j - 1].key() > key {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -148,10 +149,10 @@ pub fn count_sorted<E>(
 ) -> Result<(), E> {
     let mut a = 0;
     while a < sorted.len() {
-        let key = sorted[a].key;
+        let key = sorted[a].key();
         group.reset(key);
         let mut b = a;
-        while b < sorted.len() && sorted[b].key == key {
+        while b < sorted.len() && sorted[b].key() == key {
             group.add(&sorted[b], b as u64, halving);
             b += 1;
         }
@@ -185,11 +186,11 @@ impl MapCount {
     /// once the positions pass the budget.
     pub fn add(&mut self, events: &[Event]) -> bool {
         for e in events {
-            let g = match self.groups.entry(e.key) {
+            let g = match self.groups.entry(e.key()) {
                 Entry::Occupied(o) => o.into_mut(),
                 Entry::Vacant(v) => {
                     self.bytes += GROUP_BYTES;
-                    v.insert(Group { key: e.key, ..Group::default() })
+                    v.insert(Group { key: e.key(), ..Group::default() })
                 }
             };
             let capacity = g.moves.capacity();
@@ -216,7 +217,7 @@ mod tests {
     use super::*;
 
     fn ev(key: u64, mv: u16, points: u8) -> Event {
-        Event { key, mv, rating: 0, points, white: true }
+        Event::new(key, mv, 0, points, true)
     }
 
     #[test]
@@ -233,7 +234,7 @@ mod tests {
             })
             .collect();
         let mut want = v.clone();
-        want.sort_by_key(|e| e.key);
+        want.sort_by_key(|e| e.key());
         sort_events(&mut v, &mut Vec::new(), 0);
         assert_eq!(v, want, "a stable sort by key");
     }
@@ -257,7 +258,7 @@ mod tests {
         let mut g = Group::default();
         g.reset(3);
         for (rating, points) in [(2000, 2), (0, 1), (2200, 0)] {
-            g.add(&Event { key: 3, mv: HEAD, rating, points, white: true }, 0, false);
+            g.add(&Event::new(3, HEAD, rating, points, true), 0, false);
         }
         let h = g.head.unwrap();
         assert_eq!((h.n, h.sum, h.rating_n, h.rating_sum), (3, 3, 2, 4200));

@@ -50,7 +50,7 @@ impl Buckets {
     /// Takes the next events (in input order).
     pub fn push(&mut self, events: &[Event]) -> Result<(), RunError> {
         for e in events {
-            self.lists[bucket_of(e.key, self.level)].push(*e);
+            self.lists[bucket_of(e.key(), self.level)].push(*e);
         }
         self.held += events.len();
         if self.held >= self.limit {
@@ -176,7 +176,7 @@ pub struct Scratch {
 /// How a bucket is counted.
 pub struct CountSpec<'a> {
     pub counting: Counting,
-    /// Bytes one counting thread may use for a bucket (sorting takes 32
+    /// Bytes one counting thread may use for a bucket (sorting takes 24
     /// bytes an event, a map about 200 bytes a position and 40 a move).
     pub bytes: usize,
     pub fan_in: usize,
@@ -271,7 +271,7 @@ mod tests {
         for i in 0..positions * n {
             let k = (i * 7919) % positions;
             let key = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            out.push(Event { key, mv: (i % moves) as u16, rating: 0, points: (i % 3) as u8, white: k % 2 == 0 });
+            out.push(Event::new(key, (i % moves) as u16, 0, (i % 3) as u8, k % 2 == 0));
         }
         out
     }
@@ -304,7 +304,7 @@ mod tests {
         assert_eq!((want.len(), splits), (20_000, 0));
         assert!(want.windows(2).all(|w| w[0].key < w[1].key), "positions in key order");
         assert!(want.iter().all(|g| g.moves.iter().map(|r| r.n).sum::<u32>() == 2));
-        // 200 bytes a bucket: buckets of more than 6 events go to a map,
+        // 200 bytes a bucket: buckets of more than 8 events go to a map,
         // which holds no position: they are split again.
         for (limit, fan_in, bytes) in [(1000, 64, 1 << 20), (1000, 3, 1 << 20), (700, 2, 200)] {
             let mut b = Buckets::new(0, limit, dir.path(), format!("s{limit}-{fan_in}"));
@@ -329,7 +329,7 @@ mod tests {
         let dir = TempDir::new("partition-budget");
         let mut b = Buckets::new(MAX_LEVEL, usize::MAX, dir.path(), "x".into());
         // 50 positions in one bucket of the deepest level (key bits 4 to 15 clear).
-        let one_bucket: Vec<Event> = (1..=50u64).map(|i| Event { key: i << 20, ..Event::default() }).collect();
+        let one_bucket: Vec<Event> = (1..=50u64).map(|i| Event::new(i << 20, 0, 0, 0, false)).collect();
         b.push(&one_bucket).unwrap();
         let src = b.finish(64).unwrap();
         let spec = CountSpec { counting: Counting::Yacb, bytes: 64, fan_in: 64, dir: dir.path(), name: "t" };

@@ -28,18 +28,64 @@ pub enum Counting {
     Yacb,
 }
 
-/// One counted fact (16 bytes; its place in the input is its place in
-/// the event lists and runs).
+/// One counted fact, 12 bytes: the position's key (in two halves, so that
+/// events pack without padding), the move ([`super::count::HEAD`] for a
+/// YACB visit) and `info`: the game's mean rating (13 bits, 0: unrated),
+/// the points (2 bits: for the mover, for white in a visit) and whether
+/// white moved (1 bit). Its place in the input is its place in the event
+/// lists and runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Event {
-    pub key: u64,
-    /// Visits: the game's mean rating (0: unrated).
-    pub rating: u16,
-    /// A move ([`super::count::HEAD`] for a YACB visit).
+    key_lo: u32,
+    key_hi: u32,
     pub mv: u16,
-    /// Points: for the mover (moves) or for white (visits).
-    pub points: u8,
-    pub white: bool,
+    info: u16,
+}
+
+impl Event {
+    /// Ratings are capped here (13 bits).
+    pub const MAX_RATING: u16 = 0x1FFF;
+
+    /// An event; `points` is 0, 1 or 2.
+    #[inline]
+    pub fn new(key: u64, mv: u16, rating: u16, points: u8, white: bool) -> Event {
+        let info = rating.min(Self::MAX_RATING) | (points as u16 & 3) << 13 | (white as u16) << 15;
+        Event { key_lo: key as u32, key_hi: (key >> 32) as u32, mv, info }
+    }
+
+    #[inline]
+    pub fn key(&self) -> u64 {
+        (self.key_hi as u64) << 32 | self.key_lo as u64
+    }
+
+    #[inline]
+    pub fn rating(&self) -> u16 {
+        self.info & Self::MAX_RATING
+    }
+
+    #[inline]
+    pub fn points(&self) -> u8 {
+        (self.info >> 13 & 3) as u8
+    }
+
+    #[inline]
+    pub fn white(&self) -> bool {
+        self.info >> 15 != 0
+    }
+
+    /// The packed rating, points and mover (see the type's doc).
+    #[inline]
+    pub fn info(&self) -> u16 {
+        self.info
+    }
+
+    /// An event from its key, move and packed `info`; `None` when the
+    /// points are out of range.
+    #[inline]
+    pub fn from_parts(key: u64, mv: u16, info: u16) -> Option<Event> {
+        let e = Event { key_lo: key as u32, key_hi: (key >> 32) as u32, mv, info };
+        (e.points() <= 2).then_some(e)
+    }
 }
 
 /// The settings of a pass.
@@ -241,7 +287,7 @@ fn game_events(
 ) -> Result<(), ReplayError> {
     let white_pts = white_points(game);
     let counts = |c: Color| if c == Color::White { admitted.white_counts } else { admitted.black_counts };
-    let rating = admitted.rating.map_or(0, |r| r.min(u16::MAX as u32) as u16);
+    let rating = admitted.rating.map_or(0, |r| r.min(Event::MAX_RATING as u32) as u16);
     // Polyglot: the piece part of the key follows the moves.
     let mut pieces = None;
     let mut push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
@@ -263,16 +309,14 @@ fn game_events(
             Counting::Polyglot => {
                 if let Some(m) = m {
                     let mv = to_polyglot_move(m);
-                    let e = Event { key: polyglot, rating, mv, points: mover_pts, white: stm == Color::White };
-                    events.push(e);
+                    events.push(Event::new(polyglot, mv, rating, mover_pts, stm == Color::White));
                 }
             }
             Counting::Yacb => {
                 let key = board.key();
-                let visit = Event { key, rating, mv: super::count::HEAD, points: white_pts, white: true };
-                events.push(visit);
+                events.push(Event::new(key, super::count::HEAD, rating, white_pts, true));
                 if let Some(m) = m {
-                    events.push(Event { mv: m.raw(), points: mover_pts, white: stm == Color::White, ..visit });
+                    events.push(Event::new(key, m.raw(), rating, mover_pts, stm == Color::White));
                 }
             }
         }

@@ -11,8 +11,8 @@
 //! | 5 | 1 | level `L` (0 to [`MAX_LEVEL`]): a key's bucket is its 12 bits below the top `12·L` ([`bucket_of`]) |
 //! | 6 | 2 | reserved, 0 |
 //! | 8 | 8 | event count `n`, u64 LE |
-//! | 16 | 16·`n` | the events, bucket after bucket, each bucket's in input order |
-//! | 16 + 16·`n` | 8·4096 | each bucket's event count, u64 LE (they add up to `n`) |
+//! | 16 | 12·`n` | the events, bucket after bucket, each bucket's in input order |
+//! | 16 + 12·`n` | 8·4096 | each bucket's event count, u64 LE (they add up to `n`) |
 //!
 //! An event (little-endian):
 //!
@@ -20,14 +20,12 @@
 //! |---|---|---|
 //! | 0 | 8 | position key (Polyglot or engine) |
 //! | 8 | 2 | move (Polyglot or engine move; 0xFFFF: a YACB visit) |
-//! | 10 | 2 | the game's mean rating (0: unrated) |
-//! | 12 | 1 | points: 0, 1 or 2 (for the mover; for white in a visit) |
-//! | 13 | 1 | flags: bit 0 white moved; the others 0 |
-//! | 14 | 2 | reserved, 0 |
+//! | 10 | 2 | bits 0–12 the game's mean rating (0: unrated), bits 13–14 points 0, 1 or 2 (for the mover; for white in a visit), bit 15 white moved |
 //!
 //! The reader checks the magic, the version, the level, the reserved
 //! bytes, that the counts add up to `n` and the file's length to what
-//! they say, and that each event's key belongs to its bucket.
+//! they say, and that each event's points are in range and its key
+//! belongs to its bucket.
 
 use super::pipeline::Event;
 use std::fs::File;
@@ -39,7 +37,7 @@ use thiserror::Error;
 pub const MAGIC: &[u8; 4] = b"ABEV";
 pub const VERSION: u8 = 3;
 pub const HEADER_LEN: u64 = 16;
-pub const EVENT_LEN: usize = 16;
+pub const EVENT_LEN: usize = 12;
 /// Key bits a level's buckets take.
 pub const BUCKET_BITS: u32 = 12;
 pub const BUCKETS: usize = 1 << BUCKET_BITS;
@@ -48,7 +46,6 @@ pub const MAX_LEVEL: u8 = 4;
 const FOOTER_LEN: u64 = 8 * BUCKETS as u64;
 /// Events read at once.
 const CHUNK_EVENTS: usize = 1 << 14;
-const WHITE_FLAG: u8 = 1;
 
 /// The bucket of `key` at `level`: its 12 bits below the top `12·level`,
 /// so buckets in order hold keys in order.
@@ -76,23 +73,18 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RunError + '_ {
     move |source| RunError::Io { path: path.to_path_buf(), source }
 }
 
+#[inline]
 fn encode(e: &Event, out: &mut [u8]) {
-    out[0..8].copy_from_slice(&e.key.to_le_bytes());
+    out[0..8].copy_from_slice(&e.key().to_le_bytes());
     out[8..10].copy_from_slice(&e.mv.to_le_bytes());
-    out[10..12].copy_from_slice(&e.rating.to_le_bytes());
-    out[12] = e.points;
-    out[13] = if e.white { WHITE_FLAG } else { 0 };
-    out[14..16].fill(0);
+    out[10..12].copy_from_slice(&e.info().to_le_bytes());
 }
 
 /// One event, or `None` when a field is out of range.
+#[inline]
 fn decode(b: &[u8]) -> Option<Event> {
-    let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
     let key = u64::from_le_bytes(b[0..8].try_into().ok()?);
-    if b[12] > 2 || b[13] & !WHITE_FLAG != 0 || u16_at(14) != 0 {
-        return None;
-    }
-    Some(Event { key, mv: u16_at(8), rating: u16_at(10), points: b[12], white: b[13] & WHITE_FLAG != 0 })
+    Event::from_parts(key, u16::from_le_bytes([b[8], b[9]]), u16::from_le_bytes([b[10], b[11]]))
 }
 
 /// Writes a run, bucket after bucket.
@@ -118,7 +110,7 @@ impl RunWriter {
     /// come in ascending order, one bucket possibly in several calls.
     pub fn write_bucket(&mut self, bucket: usize, events: &[Event]) -> Result<(), RunError> {
         assert!(bucket >= self.bucket && bucket < BUCKETS, "buckets are written in order");
-        debug_assert!(events.iter().all(|e| bucket_of(e.key, self.level) == bucket));
+        debug_assert!(events.iter().all(|e| bucket_of(e.key(), self.level) == bucket));
         self.bucket = bucket;
         self.counts[bucket] += events.len() as u64;
         for chunk in events.chunks(CHUNK_EVENTS) {
@@ -228,7 +220,7 @@ impl RunReader {
             self.file.read_exact_at(buf, offset).map_err(io_err(&self.path))?;
             events.clear();
             for (i, b) in buf.chunks_exact(EVENT_LEN).enumerate() {
-                match decode(b).filter(|e| bucket_of(e.key, self.level) == bucket) {
+                match decode(b).filter(|e| bucket_of(e.key(), self.level) == bucket) {
                     Some(e) => events.push(e),
                     None => {
                         let offset = offset + (i * EVENT_LEN) as u64;
@@ -253,7 +245,7 @@ mod tests {
     use crate::testdata::TempDir;
 
     fn ev(key: u64, mv: u16) -> Event {
-        Event { key, mv, rating: 2000, points: 2, white: mv % 2 == 0 }
+        Event::new(key, mv, 2000, 2, mv % 2 == 0)
     }
 
     /// Events spread over buckets 0, 7 and 4095 of level 0.
@@ -324,7 +316,7 @@ mod tests {
         let dir = TempDir::new("run-counts");
         let path = write(&dir, "r");
         let mut bytes = std::fs::read(&path).unwrap();
-        let footer = 16 + 6 * 16;
+        let footer = 16 + 6 * 12;
         bytes[footer] = 1; // bucket 0 now says 1, not 2
         std::fs::write(&path, &bytes).unwrap();
         assert!(
@@ -333,20 +325,18 @@ mod tests {
     }
 
     #[test]
-    fn rejects_reserved_bytes_bad_points_and_a_key_in_the_wrong_bucket() {
+    fn rejects_bad_points_and_a_key_in_the_wrong_bucket() {
         let dir = TempDir::new("run-bad");
         let path = write(&dir, "r");
         let clean = std::fs::read(&path).unwrap();
-        // Event 1 (bucket 0): reserved byte, points 3, then a key of bucket 7.
-        for (at, value) in [(16 + 16 + 14, 1u8), (16 + 16 + 12, 3), (16 + 16 + 7, 0x00)] {
+        // Event 1 (bucket 0, at 28): points 3 (info bits 13–14), then a key
+        // of bucket 7 (top bits 0x007…).
+        for (at, value) in [(28 + 11, 0x60u8), (28 + 6, 0x70)] {
             let mut bytes = clean.clone();
-            bytes[at] = value;
-            if at == 16 + 16 + 7 {
-                bytes[at - 1] = 0x70; // key top bits 0x007…: bucket 7
-            }
+            bytes[at] |= value;
             std::fs::write(&path, &bytes).unwrap();
             let r = RunReader::open(&path, 0).unwrap();
-            assert!(matches!(read_all(&r, 0), Err(RunError::BadEvent { offset: 32, .. })), "byte {at}");
+            assert!(matches!(read_all(&r, 0), Err(RunError::BadEvent { offset: 28, .. })), "byte {at}");
         }
     }
 
