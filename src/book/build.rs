@@ -201,8 +201,9 @@ const HELD_EVENT_BYTES: usize = 15;
 /// by bucket, which get the rest of 60% of the budget. While counting the
 /// buckets, the held events stay (the last part of the input, never
 /// written out) and each counting thread gets a fifth of the budget
-/// shared by the threads. Runs are read in place (a few kB per run), as
-/// many at once as the open-file limit leaves room for.
+/// shared by the threads. Runs are read in place, as many at once as the
+/// open-file limit leaves room for and an eighth of the budget holds
+/// their indexes ([`run::INDEX_BYTES`] a run).
 fn budget(options: &BuildOptions) -> Budget {
     let mb = options.memory_mb.max(1);
     let total = mb << 20;
@@ -213,7 +214,8 @@ fn budget(options: &BuildOptions) -> Budget {
     let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 18) / HELD_EVENT_BYTES;
     let bucket = options.bucket_bytes.unwrap_or((total / 5 / threads).max(1 << 18));
     let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
-    let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.max(MIN_FAN_IN)).max(2);
+    let by_memory = total / 8 / run::INDEX_BYTES;
+    let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.min(by_memory).max(MIN_FAN_IN)).max(2);
     Budget { held, batch, tokens, bucket, fan_in }
 }
 

@@ -44,6 +44,8 @@ pub const BUCKETS: usize = 1 << BUCKET_BITS;
 /// The deepest level (its buckets are key bits 4 to 15).
 pub const MAX_LEVEL: u8 = 4;
 const FOOTER_LEN: u64 = 8 * BUCKETS as u64;
+/// Bytes an open run's index takes in memory.
+pub const INDEX_BYTES: usize = 8 * (BUCKETS + 1);
 /// Events read at once.
 const CHUNK_EVENTS: usize = 1 << 14;
 

@@ -190,11 +190,15 @@ fn damaged_input_writes_nothing_and_reports_the_summary() {
 }
 
 #[test]
-fn the_budget_shares_memory_and_reads_as_many_runs_as_files_allow() {
+fn the_budget_shares_memory_and_reads_as_many_runs_as_files_and_memory_allow() {
     let target = Target::Polyglot(MakeBookOptions::default());
     let files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
     let b = budget(&options(target.clone(), 2, 128));
-    assert_eq!(b.fan_in, files.max(MIN_FAN_IN));
+    // An eighth of 128 MB holds 511 indexes of 32 kB and 8 bytes.
+    let by_memory = (128 << 20) / 8 / run::INDEX_BYTES;
+    assert_eq!(by_memory, 511);
+    assert_eq!(b.fan_in, files.min(by_memory).max(MIN_FAN_IN));
+    assert_eq!(budget(&options(target.clone(), 1, 1)).fan_in, MIN_FAN_IN);
     // Reading the games: the held events and the pipeline's buffers stay
     // within 80% of the budget; counting: the held events and each
     // thread's bucket within it.
