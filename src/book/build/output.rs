@@ -1,4 +1,4 @@
-//! From merged position groups to book entries: Polyglot as `polyglot
+//! From counted position groups to book entries: Polyglot as `polyglot
 //! make-book` (see [`crate::book::make_book`]) and YACB as
 //! [`crate::book::stats`], with the `elo` field taken from the games'
 //! ratings ([`rating_to_elo`]).
