@@ -49,6 +49,7 @@ impl Event {
     /// An event; `points` is 0, 1 or 2.
     #[inline]
     pub fn new(key: u64, mv: u16, rating: u16, points: u8, white: bool) -> Event {
+        debug_assert!(points <= 2, "points {points}");
         let info = rating.min(Self::MAX_RATING) | (points as u16 & 3) << 13 | (white as u16) << 15;
         Event { key_lo: key as u32, key_hi: (key >> 32) as u32, mv, info }
     }
