@@ -74,8 +74,9 @@ pub struct BuildOptions {
     /// depend on it.
     pub bucket_bytes: Option<usize>,
     /// Tuning: the most runs read at once (default: as many as the
-    /// open-file limit allows, see [`budget`]); more runs are combined in
-    /// stages first. The output does not depend on it.
+    /// open-file limit and an eighth of the budget allow, see [`budget`]);
+    /// more runs are combined in stages first. The output does not depend
+    /// on it.
     pub merge_fan_in: Option<usize>,
 }
 
@@ -300,7 +301,8 @@ pub fn build(
     summary.runs = spilled.run_count;
     summary.spilled_events = spilled.spilled;
     let bodies: Vec<PathBuf> = (0..BODIES).map(|c| temp.0.join(format!("body-{c:03}"))).collect();
-    let counted = count_buckets(&spilled, &options.target, &bodies, options.threads, &budget, &temp.0)?;
+    let spec = CountSpec { counting, bytes: budget.bucket, fan_in: budget.fan_in, dir: &temp.0, name: "" };
+    let counted = count_buckets(&spec, &spilled, &options.target, &bodies, options.threads)?;
     drop(spilled);
     summary.entries = counted.entries;
     summary.splits = counted.splits;
@@ -334,29 +336,24 @@ struct Counted {
 
 /// Counts every bucket of `src` into the body files (`bodies[i]`: the
 /// entries of the `i`-th range of buckets, no header), `threads` bodies
-/// at a time.
+/// at a time, each thread as `spec` says under a name of its own.
 fn count_buckets(
+    spec: &CountSpec<'_>,
     src: &Spilled,
     target: &Target,
     bodies: &[PathBuf],
     threads: usize,
-    budget: &Budget,
-    dir: &Path,
 ) -> Result<Counted, BuildError> {
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let (entries, splits) = (AtomicU64::new(0), AtomicU64::new(0));
     let error = parking_lot::Mutex::new(None);
-    let counting = match target {
-        Target::Polyglot(_) => Counting::Polyglot,
-        Target::Yacb { .. } => Counting::Yacb,
-    };
     std::thread::scope(|scope| {
         for t in 0..threads.max(1) {
             let (next, failed, entries, splits, error) = (&next, &failed, &entries, &splits, &error);
             scope.spawn(move || {
                 let name = format!("split-{t}");
-                let spec = CountSpec { counting, bytes: budget.bucket, fan_in: budget.fan_in, dir, name: &name };
+                let spec = CountSpec { name: &name, ..*spec };
                 let mut scratch = Scratch::default();
                 loop {
                     let body = next.fetch_add(1, Relaxed);
