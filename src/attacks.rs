@@ -70,6 +70,42 @@ pub fn piece(pt: PieceType, sq: Square, occupied: Bitboard) -> Bitboard {
     }
 }
 
+/// Squares a rook (`[0]`) or a bishop (`[1]`) on a square attacks on an
+/// empty board: 1 kB, where the slider table's entries for an empty board
+/// lie 128 cache lines apart.
+static LINES: [[u64; 64]; 2] = {
+    let mut t = [[0u64; 64]; 2];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let (fa, ra, fb, rb) = (a % 8, a / 8, b % 8, b / 8);
+            if a != b {
+                if fa == fb || ra == rb {
+                    t[0][a] |= 1 << b;
+                } else if fa.abs_diff(fb) == ra.abs_diff(rb) {
+                    t[1][a] |= 1 << b;
+                }
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+/// Squares a rook on `sq` attacks on an empty board.
+#[inline]
+pub fn rook_lines(sq: Square) -> Bitboard {
+    Bitboard(LINES[0][sq.index()])
+}
+
+/// Squares a bishop on `sq` attacks on an empty board.
+#[inline]
+pub fn bishop_lines(sq: Square) -> Bitboard {
+    Bitboard(LINES[1][sq.index()])
+}
+
 /// Squares strictly between `a` and `b` when aligned, plus `b` itself
 /// (so "block or capture the checker" is one mask). Just `b` otherwise.
 #[inline]
@@ -90,6 +126,14 @@ mod tests {
     #[allow(dead_code)]
     mod gen {
         include!("attacks/gen.rs");
+    }
+
+    #[test]
+    fn lines_are_the_attacks_on_an_empty_board() {
+        for sq in (0..64).map(Square::new) {
+            assert_eq!(rook_lines(sq), rook(sq, Bitboard::EMPTY), "{sq}");
+            assert_eq!(bishop_lines(sq), bishop(sq, Bitboard::EMPTY), "{sq}");
+        }
     }
 
     #[test]

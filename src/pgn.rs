@@ -280,7 +280,7 @@ fn replay_sans<'a>(
             }
         };
         visit(board, m);
-        board.make_move(m);
+        board.replay_move(m);
     }
     Ok(())
 }

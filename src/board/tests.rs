@@ -514,6 +514,25 @@ fn san_resolution_agrees_with_matching_generated_moves() {
     assert!(texts > 100_000 && resolved > 1_000, "{texts} texts, {resolved} resolved");
 }
 
+/// The replay's make (checkers through the line tables) leaves every
+/// position as the search's make does, after every legal move of many
+/// random positions, checks and discovered checks included.
+#[test]
+fn replay_move_matches_make_move() {
+    let mut checks = 0;
+    random_game_positions(17, 6, &mut |b| {
+        for m in b.legal_moves().iter() {
+            let (mut searched, mut replayed) = (b.clone(), b.clone());
+            searched.make_move(m);
+            replayed.replay_move(m);
+            assert_eq!(replayed.checkers(), searched.checkers(), "{m:?} in {}", b.fen());
+            assert_eq!((replayed.fen(), replayed.key()), (searched.fen(), searched.key()));
+            checks += searched.in_check() as u32;
+        }
+    });
+    assert!(checks > 100, "{checks} checking moves");
+}
+
 #[test]
 fn incremental_polyglot_key_matches_recomputation() {
     use super::zobrist::{polyglot_key, polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};

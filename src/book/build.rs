@@ -281,7 +281,7 @@ pub fn build(
         for e in &batch.skipped {
             observer.skipped(e);
         }
-        buckets.push(&batch.events)?;
+        buckets.push_grouped(&batch.events, &batch.ends[..])?;
         if last_report.elapsed().as_millis() >= 200 {
             last_report = Instant::now();
             summary.source_bytes = meter.source_bytes.load(Relaxed);

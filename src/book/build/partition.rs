@@ -59,6 +59,21 @@ impl Buckets {
         Ok(())
     }
 
+    /// Takes the next events, already grouped by bucket (see
+    /// [`group_by_bucket`]): bucket `b`'s are `events[ends[b - 1]..ends[b]]`.
+    pub fn push_grouped(&mut self, events: &[Event], ends: &[u32]) -> Result<(), RunError> {
+        let mut start = 0;
+        for (list, &end) in self.lists.iter_mut().zip(ends) {
+            list.extend_from_slice(&events[start..end as usize]);
+            start = end as usize;
+        }
+        self.held += events.len();
+        if self.held >= self.limit {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
     fn spill(&mut self) -> Result<(), RunError> {
         let path = self.dir.join(format!("{}-{:05}", self.name, self.runs.len()));
         let mut w = RunWriter::create(&path, self.level)?;
@@ -103,6 +118,48 @@ impl Buckets {
             spilled.runs.push(RunReader::open(p, self.level)?);
         }
         Ok(spilled)
+    }
+}
+
+/// Groups `events` by level-0 bucket, each bucket's in input order (`aux`
+/// is scratch), and sets `ends[b]` to the end of bucket `b`'s events.
+/// Two stable passes of 64 ways each (the low, then the high six bits of
+/// the bucket): each pass writes to few places at once, where one pass
+/// of 4096 ways would miss the cache at almost every event.
+pub fn group_by_bucket(events: &mut [Event], aux: &mut Vec<Event>, ends: &mut [u32; BUCKETS]) {
+    const WAYS: usize = 64;
+    let mut counts = [0u32; BUCKETS];
+    for e in events.iter() {
+        counts[bucket_of(e.key(), 0)] += 1;
+    }
+    let mut total = 0;
+    for (end, n) in ends.iter_mut().zip(counts) {
+        total += n;
+        *end = total;
+    }
+    // Where each low digit starts in the first pass, and each high digit
+    // in the second (the start of its first bucket).
+    let mut low = [0usize; WAYS];
+    let mut at = 0;
+    for (d, start) in low.iter_mut().enumerate() {
+        *start = at;
+        at += (0..WAYS).map(|hi| counts[hi * WAYS + d] as usize).sum::<usize>();
+    }
+    let mut high = [0usize; WAYS];
+    for (d, start) in high.iter_mut().enumerate() {
+        *start = if d == 0 { 0 } else { ends[d * WAYS - 1] as usize };
+    }
+    aux.clear();
+    aux.resize(events.len(), Event::default());
+    for e in events.iter() {
+        let d = bucket_of(e.key(), 0) % WAYS;
+        aux[low[d]] = *e;
+        low[d] += 1;
+    }
+    for e in aux.iter() {
+        let d = bucket_of(e.key(), 0) / WAYS;
+        events[high[d]] = *e;
+        high[d] += 1;
     }
 }
 

@@ -7,6 +7,8 @@
 //! memory in flight.
 
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
+use super::partition::group_by_bucket;
+use super::run::BUCKETS;
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::{polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
 use crate::board::Board;
@@ -102,8 +104,11 @@ pub struct PassSpec<'a> {
 
 /// What a batch gave.
 pub struct BatchOut {
-    /// The events of the batch's games, in input order.
+    /// The events of the batch's games, grouped by level-0 bucket
+    /// ([`group_by_bucket`]), each bucket's in input order.
     pub events: Vec<Event>,
+    /// Where each bucket's events end in `events`.
+    pub ends: Box<[u32; BUCKETS]>,
     pub games: u64,
     pub kept: u64,
     pub rejected: [u64; Rejection::ALL.len()],
@@ -192,10 +197,11 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
 
 fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
+    let mut aux = Vec::new();
     for job in jobs.iter() {
         let (seq, item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
-            Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, &files[file], &batch))),
+            Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, &files[file], &batch, &mut aux))),
         };
         if out.send((seq, item)).is_err() {
             return;
@@ -223,11 +229,12 @@ fn count_in_order<E>(
 }
 
 /// Parses, filters and replays one batch (each game seen in place, see
-/// [`crate::pgn::view`]).
-pub fn count_batch(spec: &PassSpec<'_>, file: &Arc<Path>, batch: &Batch) -> BatchOut {
+/// [`crate::pgn::view`]); `aux` is scratch for grouping the events.
+fn count_batch(spec: &PassSpec<'_>, file: &Arc<Path>, batch: &Batch, aux: &mut Vec<Event>) -> BatchOut {
     // About one event a move: one per 6 bytes of movetext.
     let mut out = BatchOut {
         events: Vec::with_capacity(batch.text.len() / 6),
+        ends: Box::new([0; BUCKETS]),
         games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
@@ -259,6 +266,7 @@ pub fn count_batch(spec: &PassSpec<'_>, file: &Arc<Path>, batch: &Batch) -> Batc
             }
         }
     });
+    group_by_bucket(&mut out.events, aux, &mut out.ends);
     out
 }
 
