@@ -106,6 +106,19 @@ pub fn bishop_lines(sq: Square) -> Bitboard {
     Bitboard(LINES[1][sq.index()])
 }
 
+/// The pieces of `on_lines` (each on a line with `sq`) with nothing of
+/// `occ` between them and `sq`: those that reach it.
+#[inline]
+pub fn unblocked(sq: Square, on_lines: Bitboard, occ: Bitboard) -> Bitboard {
+    let mut reach = Bitboard::EMPTY;
+    for s in on_lines {
+        if between(sq, s) & occ == s.bb() {
+            reach |= s.bb();
+        }
+    }
+    reach
+}
+
 /// Squares strictly between `a` and `b` when aligned, plus `b` itself
 /// (so "block or capture the checker" is one mask). Just `b` otherwise.
 #[inline]

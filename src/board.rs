@@ -291,23 +291,21 @@ impl Board {
     /// slider table, which a replay of games mostly misses.
     #[inline]
     pub fn attackers_by_lines(&self, sq: Square, by: Color, occ: Bitboard) -> Bitboard {
-        let ours = self.by_color[by.index()];
-        let queens = self.type_bb(PieceType::Queen);
-        let snipers = ((attacks::rook_lines(sq) & (self.type_bb(PieceType::Rook) | queens))
-            | (attacks::bishop_lines(sq) & (self.type_bb(PieceType::Bishop) | queens)))
-            & ours
-            & occ;
-        let mut found = (attacks::pawn(!by, sq) & self.type_bb(PieceType::Pawn)
+        let ours = self.by_color[by.index()] & occ;
+        let steppers = attacks::pawn(!by, sq) & self.type_bb(PieceType::Pawn)
             | attacks::knight(sq) & self.type_bb(PieceType::Knight)
-            | attacks::king(sq) & self.type_bb(PieceType::King))
-            & ours
-            & occ;
-        for s in snipers {
-            if attacks::between(sq, s) & occ == s.bb() {
-                found |= s.bb();
-            }
-        }
-        found
+            | attacks::king(sq) & self.type_bb(PieceType::King);
+        steppers & ours | attacks::unblocked(sq, self.sliders_in_line(sq) & ours, occ)
+    }
+
+    /// The sliders of either colour on a line with `sq` that they move
+    /// along (rooks and queens on its rank and file, bishops and queens on
+    /// its diagonals), whatever stands between.
+    #[inline]
+    fn sliders_in_line(&self, sq: Square) -> Bitboard {
+        let queens = self.type_bb(PieceType::Queen);
+        (attacks::rook_lines(sq) & (self.type_bb(PieceType::Rook) | queens))
+            | (attacks::bishop_lines(sq) & (self.type_bb(PieceType::Bishop) | queens))
     }
 
     /// Is `sq` attacked by `by` with occupancy `occ`?
@@ -327,9 +325,7 @@ impl Board {
         let ksq = self.king_square(us);
         let them = self.by_color[(!us).index()];
         let occ = self.occupied();
-        let snipers = ((attacks::rook_lines(ksq) & (self.type_bb(PieceType::Rook) | self.type_bb(PieceType::Queen)))
-            | (attacks::bishop_lines(ksq) & (self.type_bb(PieceType::Bishop) | self.type_bb(PieceType::Queen))))
-            & them;
+        let snipers = self.sliders_in_line(ksq) & them;
         let mut pinned = Bitboard::EMPTY;
         for s in snipers {
             let b = attacks::between(ksq, s).without(s) & occ;

@@ -258,13 +258,7 @@ impl Board {
             PieceType::Rook => attacks::rook_lines(to),
             PieceType::Queen => attacks::rook_lines(to) | attacks::bishop_lines(to),
         };
-        let mut reach = Bitboard::EMPTY;
-        for sq in lines & from {
-            if attacks::between(to, sq) & occ == sq.bb() {
-                reach |= sq.bb();
-            }
-        }
-        reach
+        attacks::unblocked(to, lines & from, occ)
     }
 
     /// The legal move for a Polyglot move field, if any.

@@ -52,11 +52,7 @@ impl Buckets {
         for e in events {
             self.lists[bucket_of(e.key(), self.level)].push(*e);
         }
-        self.held += events.len();
-        if self.held >= self.limit {
-            self.spill()?;
-        }
-        Ok(())
+        self.took(events.len())
     }
 
     /// Takes the next events, already grouped by bucket (see
@@ -67,7 +63,12 @@ impl Buckets {
             list.extend_from_slice(&events[start..end as usize]);
             start = end as usize;
         }
-        self.held += events.len();
+        self.took(events.len())
+    }
+
+    /// Counts `n` more events held, spilling them all at the limit.
+    fn took(&mut self, n: usize) -> Result<(), RunError> {
+        self.held += n;
         if self.held >= self.limit {
             self.spill()?;
         }
