@@ -6,8 +6,9 @@
 //!   each side has exactly one king.
 //! * `state()` is the state of the current position; `history` holds the
 //!   states of all earlier positions of the game (for unmake and repetition).
-//! * The engine key in the state equals [`zobrist::engine_key`] recomputed from
-//!   scratch (tested over random games).
+//! * The key in the state equals [`zobrist::key_with`] the board's
+//!   [`KeyScheme`] recomputed from scratch (tested over random games): the
+//!   engine key, unless the board was set to carry the Polyglot key.
 //! * The en-passant square is stored only when a pawn of the side to move
 //!   attacks it (Stockfish's rule; legality of the capture is not required).
 //! * Castling is king-takes-rook internally; `castling_rooks` tells which
@@ -23,7 +24,7 @@ pub mod zobrist;
 
 use crate::attacks;
 use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
-use zobrist::ZOBRIST;
+use zobrist::KeyScheme;
 
 pub use fen::FenError;
 pub use movegen::MoveList;
@@ -72,6 +73,8 @@ pub struct Board {
     start_ply: u32,
     /// Plies played since the FEN was set up.
     plies_since_setup: u16,
+    /// The numbers `state.key` is made of.
+    keys: KeyScheme,
     state: State,
     history: Vec<State>,
 }
@@ -132,6 +135,7 @@ impl Board {
             castling_mask: [0; 64],
             start_ply: 0,
             plies_since_setup: 0,
+            keys: KeyScheme::Engine,
             state: State {
                 key: 0,
                 castling: 0,
@@ -480,15 +484,16 @@ impl Board {
     }
 
     fn play<const BY_LINES: bool>(&mut self, m: Move) {
+        let z = self.keys.table();
         let us = self.side;
         let them = !us;
         let from = m.from();
         let to = m.to();
         let prev = self.state;
         self.history.push(prev);
-        let mut key = prev.key ^ ZOBRIST.side;
+        let mut key = prev.key ^ z.side;
         if let Some(ep) = prev.ep {
-            key ^= ZOBRIST.enpassant[ep.file() as usize];
+            key ^= z.enpassant[ep.file() as usize];
         }
         let mut st = State {
             key,
@@ -515,32 +520,32 @@ impl Board {
                 self.remove(rook, to);
                 self.put(pc, kto);
                 self.put(rook, rto);
-                let z = &ZOBRIST.psq;
-                st.key ^= z[pc.index()][from.index()] ^ z[pc.index()][kto.index()];
-                st.key ^= z[rook.index()][to.index()] ^ z[rook.index()][rto.index()];
+                let psq = &z.psq;
+                st.key ^= psq[pc.index()][from.index()] ^ psq[pc.index()][kto.index()];
+                st.key ^= psq[rook.index()][to.index()] ^ psq[rook.index()][rto.index()];
             }
             kind => {
                 let cap_sq = if kind == MoveKind::EnPassant { Square::from_coords(to.file(), from.rank()) } else { to };
                 if let Some(cap) = self.mailbox[cap_sq.index()] {
                     self.remove(cap, cap_sq);
-                    st.key ^= ZOBRIST.psq[cap.index()][cap_sq.index()];
+                    st.key ^= z.psq[cap.index()][cap_sq.index()];
                     st.captured = Some(cap);
                     st.rule50 = 0;
                 }
                 self.shift(pc, from, to);
-                st.key ^= ZOBRIST.psq[pc.index()][from.index()] ^ ZOBRIST.psq[pc.index()][to.index()];
+                st.key ^= z.psq[pc.index()][from.index()] ^ z.psq[pc.index()][to.index()];
                 if pc.kind() == PieceType::Pawn {
                     st.rule50 = 0;
                     if let Some(promo) = m.promotion_piece() {
                         let np = Piece::new(us, promo);
                         self.remove(pc, to);
                         self.put(np, to);
-                        st.key ^= ZOBRIST.psq[pc.index()][to.index()] ^ ZOBRIST.psq[np.index()][to.index()];
+                        st.key ^= z.psq[pc.index()][to.index()] ^ z.psq[np.index()][to.index()];
                     } else if from.index() ^ to.index() == 16 {
                         let ep = Square::new(((from.index() + to.index()) / 2) as u8);
                         if (attacks::pawn(us, ep) & self.pieces_of(them, PieceType::Pawn)).any() {
                             st.ep = Some(ep);
-                            st.key ^= ZOBRIST.enpassant[ep.file() as usize];
+                            st.key ^= z.enpassant[ep.file() as usize];
                         }
                     }
                 }
@@ -549,9 +554,9 @@ impl Board {
 
         let lost = self.castling_mask[from.index()] | self.castling_mask[to.index()];
         if st.castling & lost != 0 {
-            st.key ^= ZOBRIST.castling[st.castling as usize];
+            st.key ^= z.castling[st.castling as usize];
             st.castling &= !lost;
-            st.key ^= ZOBRIST.castling[st.castling as usize];
+            st.key ^= z.castling[st.castling as usize];
         }
         self.side = them;
         self.plies_since_setup = self.plies_since_setup.wrapping_add(1);
@@ -612,11 +617,12 @@ impl Board {
 
     /// Passes the move (for null-move pruning). Must not be called in check.
     pub fn make_null_move(&mut self) {
+        let z = self.keys.table();
         let prev = self.state;
         self.history.push(prev);
-        let mut key = prev.key ^ ZOBRIST.side;
+        let mut key = prev.key ^ z.side;
         if let Some(ep) = prev.ep {
-            key ^= ZOBRIST.enpassant[ep.file() as usize];
+            key ^= z.enpassant[ep.file() as usize];
         }
         self.state = State {
             key,
@@ -641,6 +647,22 @@ impl Board {
         } else {
             false
         }
+    }
+
+    /// The numbers the board's key is made of.
+    #[inline]
+    pub fn key_scheme(&self) -> KeyScheme {
+        self.keys
+    }
+
+    /// Makes the key of this position and of every move played from here
+    /// on out of `keys` (the Polyglot key for replaying games into a
+    /// Polyglot book). The history is forgotten, as by
+    /// [`Board::clear_history`]: its keys were made of the old numbers.
+    pub fn set_key_scheme(&mut self, keys: KeyScheme) {
+        self.keys = keys;
+        self.state.key = zobrist::key_with(self, keys.table());
+        self.history.clear();
     }
 
     /// Forgets the game history (the current position becomes the root).
@@ -680,7 +702,7 @@ impl Board {
 
     /// Computes key and checkers after pieces and rights were placed.
     fn finish_setup(&mut self) {
-        self.state.key = zobrist::engine_key(self);
+        self.state.key = zobrist::key_with(self, self.keys.table());
         let us = self.side;
         self.state.checkers = self.attackers_to(self.king_square(us), self.occupied()) & self.by_color[(!us).index()];
     }

@@ -3,7 +3,7 @@
 //! the pieces and compared (mailbox against bitboards, one king a side, no
 //! pawn on a back rank, the engine key, the checkers).
 
-use super::zobrist::engine_key;
+use super::zobrist::key_with;
 use super::Board;
 use crate::types::{Bitboard, Color, PieceType, Square};
 
@@ -39,7 +39,7 @@ impl Board {
         if (self.type_bb(PieceType::Pawn) & back_ranks).any() {
             return Some("a pawn on the first or last rank".into());
         }
-        let key = engine_key(self);
+        let key = key_with(self, self.keys.table());
         if key != self.state.key {
             return Some(format!("key {:016x}, recomputed {key:016x}", self.state.key));
         }

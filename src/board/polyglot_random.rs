@@ -1,7 +1,10 @@
 //! The 781 Polyglot random numbers (piece 0..768, castle 768..772, en passant 772..780,
 //! turn 780), as published in the Polyglot book format description.
 
-pub static RANDOM64: [u64; 781] = [
+pub static RANDOM64: [u64; 781] = VALUES;
+
+/// The same numbers, for tables built at compile time.
+pub(super) const VALUES: [u64; 781] = [
     0x9D39247E_33776D41,
     0x2AF73980_05AAA5C7,
     0x44DB0150_24623547,

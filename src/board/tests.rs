@@ -533,31 +533,60 @@ fn replay_move_matches_make_move() {
     assert!(checks > 100, "{checks} checking moves");
 }
 
+/// A board keyed with the Polyglot numbers carries the Polyglot key
+/// through every move (castling, en passant and promotions included, also
+/// Chess960), and back through unmake.
 #[test]
-fn incremental_polyglot_key_matches_recomputation() {
-    use super::zobrist::{polyglot_key, polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
+fn polyglot_keyed_board_carries_the_polyglot_key() {
+    use super::zobrist::{polyglot_key, KeyScheme};
     let mut plies = 0;
     let mut special = [0usize; 3]; // castling, en passant, promotion
     for name in ["stockfish-selfplay-200.pgn", "cutechess-fischerrandom.pgn", "kasparov-deep-blue-1997.pgn"] {
         let text = crate::testdata::read(&format!("pgn/{name}")).expect("committed test PGN");
         for g in crate::pgn::parse(&text) {
-            let mut pieces = None;
-            let _ = g.replay_with(|b, m| {
-                let p = *pieces.get_or_insert_with(|| polyglot_pieces(b, &RANDOM64));
-                assert_eq!(p ^ polyglot_state_terms(b, &RANDOM64), polyglot_key(b), "{}", b.fen());
+            let Ok(mut b) = g.start_board() else { continue };
+            b.set_key_scheme(KeyScheme::Polyglot);
+            assert_eq!(b.key(), polyglot_key(&b), "{}", b.fen());
+            let Ok(replay) = g.replay() else { continue };
+            for (i, m) in replay.moves.into_iter().enumerate() {
                 match m.kind() {
                     MoveKind::Castling => special[0] += 1,
                     MoveKind::EnPassant => special[1] += 1,
                     MoveKind::Promotion => special[2] += 1,
                     MoveKind::Normal => {}
                 }
-                pieces = Some(p ^ polyglot_pieces_delta(b, m, &RANDOM64));
+                let before = b.key();
+                // Both ways of making a move follow the board's numbers.
+                if i % 2 == 0 {
+                    b.replay_move(m);
+                } else {
+                    b.make_move(m);
+                }
+                assert_eq!(b.key(), polyglot_key(&b), "after {m:?}: {}", b.fen());
+                b.unmake_move();
+                assert_eq!(b.key(), before);
+                b.replay_move(m);
                 plies += 1;
-            });
+            }
         }
     }
     assert!(plies > 20_000, "{plies}");
     assert!(special.iter().all(|&n| n > 0), "castling, en passant, promotions: {special:?}");
+}
+
+/// Setting a key scheme recomputes the key; the engine's numbers give the
+/// engine key back.
+#[test]
+fn setting_the_key_scheme_recomputes_the_key() {
+    use super::zobrist::{polyglot_key, KeyScheme};
+    let mut b = Board::from_fen("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1", false).unwrap();
+    let engine = b.key();
+    assert_eq!(engine, engine_key(&b));
+    b.set_key_scheme(KeyScheme::Polyglot);
+    assert_eq!(b.key(), polyglot_key(&b));
+    assert_ne!(b.key(), engine);
+    b.set_key_scheme(KeyScheme::Engine);
+    assert_eq!(b.key(), engine);
 }
 
 /// The shortcut for plain SAN (`e4`, `Nf3`) reads every text it accepts

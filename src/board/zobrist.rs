@@ -8,16 +8,20 @@
 //! * The **Polyglot key** is computed from scratch from the published table
 //!   ([`polyglot_key`]), or from any 781-entry table in Polyglot order
 //!   ([`polyglot_key_with`], used by YACB books with `key_type` 1). Along a
-//!   game its piece part can follow the moves ([`polyglot_pieces_delta`]);
-//!   the castling, en-passant and side terms are cheap to take from each
-//!   position ([`polyglot_state_terms`]).
+//!   game a board can carry it instead of the engine key
+//!   ([`KeyScheme::Polyglot`], the published numbers laid out as [`POLYGLOT`]),
+//!   updated by make/unmake like the engine key.
 
 /// The published Polyglot table (768 piece, 4 castle, 8 en passant, 1 turn).
 pub use super::polyglot_random::RANDOM64;
 use super::Board;
 use crate::attacks;
-use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
+use crate::types::{Color, Piece, PieceType, Square};
 
+/// Zobrist numbers in the engine's layout: a key is the xor of
+/// `psq[piece][square]` for every piece, `castling[rights]`, `enpassant[file]`
+/// when the position has an en-passant square, and `side` when black is to
+/// move ([`key_with`]).
 pub struct Zobrist {
     pub psq: [[u64; 64]; 12],
     pub enpassant: [u64; 8],
@@ -69,22 +73,95 @@ const fn build() -> Zobrist {
 /// The engine's Zobrist numbers, computed at compile time.
 pub static ZOBRIST: Zobrist = build();
 
-/// The engine key recomputed from scratch (pure: independent of the clocks).
-pub fn engine_key(board: &Board) -> u64 {
+/// The published Polyglot numbers in the engine's layout, so that a
+/// board keyed with them carries the Polyglot key. Piece `p` on `sq` is
+/// Polyglot's `64 * kind + sq` (black pawn 0, white pawn 1, black knight
+/// 2, ...); `castling[rights]` is the xor of the rights' numbers (the
+/// engine's right bits are in Polyglot's order). Polyglot adds its turn
+/// number when white is to move, the layout adds `side` when black is:
+/// with the turn number as `side` and also in every `castling` entry
+/// (exactly one of which is in every key), the two agree.
+pub static POLYGLOT: Zobrist = polyglot_layout();
+
+const fn polyglot_layout() -> Zobrist {
+    use super::polyglot_random::VALUES;
+    let turn = VALUES[780];
+    let mut z = Zobrist { psq: [[0; 64]; 12], enpassant: [0; 8], castling: [0; 16], side: turn };
+    let mut p = 0;
+    while p < 12 {
+        // Engine piece index: colour * 6 + kind, white 0.
+        let (white, kind) = (p < 6, p % 6);
+        let base = 64 * (kind * 2 + white as usize);
+        let mut sq = 0;
+        while sq < 64 {
+            z.psq[p][sq] = VALUES[base + sq];
+            sq += 1;
+        }
+        p += 1;
+    }
+    let mut f = 0;
+    while f < 8 {
+        z.enpassant[f] = VALUES[772 + f];
+        f += 1;
+    }
+    let mut rights = 0;
+    while rights < 16 {
+        let mut k = turn;
+        let mut bit = 0;
+        while bit < 4 {
+            if rights >> bit & 1 != 0 {
+                k ^= VALUES[768 + bit];
+            }
+            bit += 1;
+        }
+        z.castling[rights] = k;
+        rights += 1;
+    }
+    z
+}
+
+/// Which numbers a board's key is made of ([`Board::set_key_scheme`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyScheme {
+    /// The engine key ([`ZOBRIST`]): what the search, the TT and YACB use.
+    #[default]
+    Engine,
+    /// The Polyglot key ([`POLYGLOT`]), for replaying games into a Polyglot book.
+    Polyglot,
+}
+
+impl KeyScheme {
+    #[inline]
+    pub fn table(self) -> &'static Zobrist {
+        match self {
+            KeyScheme::Engine => &ZOBRIST,
+            KeyScheme::Polyglot => &POLYGLOT,
+        }
+    }
+}
+
+/// A key recomputed from scratch with the numbers `z` (pure: independent
+/// of the clocks).
+pub fn key_with(board: &Board, z: &Zobrist) -> u64 {
     let mut k = 0u64;
     for sq in board.occupied() {
         if let Some(pc) = board.piece_on(sq) {
-            k ^= ZOBRIST.psq[pc.index()][sq.index()];
+            k ^= z.psq[pc.index()][sq.index()];
         }
     }
-    k ^= ZOBRIST.castling[board.castling_rights() as usize & 15];
+    k ^= z.castling[board.castling_rights() as usize & 15];
     if let Some(ep) = board.ep_square() {
-        k ^= ZOBRIST.enpassant[ep.file() as usize];
+        k ^= z.enpassant[ep.file() as usize];
     }
     if board.side_to_move() == Color::Black {
-        k ^= ZOBRIST.side;
+        k ^= z.side;
     }
     k
+}
+
+/// The engine key recomputed from scratch (pure: independent of the clocks).
+pub fn engine_key(board: &Board) -> u64 {
+    key_with(board, &ZOBRIST)
 }
 
 /// The key Stockfish's `d` command prints: the pure key mixed with the
@@ -128,29 +205,6 @@ pub fn polyglot_pieces(board: &Board, table: &[u64; 781]) -> u64 {
         }
     }
     k
-}
-
-/// How [`polyglot_pieces`] changes when the legal move `m` is made on
-/// `board`: the moved piece (promoted where it lands), a captured piece
-/// (behind the target square en passant), king and rook when castling.
-#[inline]
-pub fn polyglot_pieces_delta(board: &Board, m: Move, table: &[u64; 781]) -> u64 {
-    let (from, to) = (m.from(), m.to());
-    let Some(pc) = board.piece_on(from) else { return 0 };
-    let us = pc.color();
-    if m.kind() == MoveKind::Castling {
-        // Castling is "king takes own rook": `to` is the rook's square.
-        let (king_to, rook_to) = Board::castling_destinations(us, to.file() > from.file());
-        let rook = Piece::new(us, PieceType::Rook);
-        return polyglot_piece(table, pc, from)
-            ^ polyglot_piece(table, pc, king_to)
-            ^ polyglot_piece(table, rook, to)
-            ^ polyglot_piece(table, rook, rook_to);
-    }
-    let cap_sq = if m.kind() == MoveKind::EnPassant { Square::from_coords(to.file(), from.rank()) } else { to };
-    let landed = m.promotion_piece().map_or(pc, |pt| Piece::new(us, pt));
-    let captured = board.piece_on(cap_sq).map_or(0, |cap| polyglot_piece(table, cap, cap_sq));
-    captured ^ polyglot_piece(table, pc, from) ^ polyglot_piece(table, landed, to)
 }
 
 /// The castling, en-passant and side-to-move terms of the Polyglot key.

@@ -267,8 +267,8 @@ pub fn build(
     let passed = run_pass(&spec, &meter, |item| {
         let batch = match item {
             Item::Damaged { input, error } => {
-                observer.damaged(&input, &error);
-                summary.damaged.push((input, error));
+                observer.damaged(input, error);
+                summary.damaged.push((input.clone(), error.clone()));
                 return Ok(());
             }
             Item::Batch(b) => b,
@@ -340,6 +340,12 @@ struct Counted {
 /// Counts every bucket of `src` into the body files (`bodies[i]`: the
 /// entries of the `i`-th range of buckets, no header), `threads` bodies
 /// at a time, each thread as `spec` says under a name of its own.
+///
+/// Bodies are taken from the last one down, so the runs are used up from
+/// their ends: a helper thread cuts them short behind the counting
+/// ([`Spilled::release_from`]), and their pages (gigabytes for a large
+/// input) are given back while the counting goes on, not when they are
+/// deleted at the end, where the kernel's work was a second's wait.
 fn count_buckets(
     spec: &CountSpec<'_>,
     src: &Spilled,
@@ -351,22 +357,45 @@ fn count_buckets(
     let failed = AtomicBool::new(false);
     let (entries, splits) = (AtomicU64::new(0), AtomicU64::new(0));
     let error = parking_lot::Mutex::new(None);
+    // Which bodies are done, and the first of the done bodies at the end.
+    let done = parking_lot::Mutex::new((vec![false; bodies.len()], bodies.len()));
+    let (cut_tx, cut_rx) = crossbeam_channel::unbounded::<usize>();
     std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let per_body = BUCKETS / BODIES;
+            while let Ok(mut first) = cut_rx.recv() {
+                // Only the latest cut matters.
+                first = cut_rx.try_iter().fold(first, usize::min);
+                src.release_from(first * per_body);
+            }
+        });
         for t in 0..threads.max(1) {
-            let (next, failed, entries, splits, error) = (&next, &failed, &entries, &splits, &error);
+            let (next, failed, entries, splits, error, done) = (&next, &failed, &entries, &splits, &error, &done);
+            let cut_tx = cut_tx.clone();
             scope.spawn(move || {
                 let name = format!("split-{t}");
                 let spec = CountSpec { name: &name, ..*spec };
                 let mut scratch = Scratch::default();
                 loop {
-                    let body = next.fetch_add(1, Relaxed);
-                    if body >= bodies.len() || failed.load(Relaxed) {
+                    let taken = next.fetch_add(1, Relaxed);
+                    if taken >= bodies.len() || failed.load(Relaxed) {
                         break;
                     }
+                    let body = bodies.len() - 1 - taken;
                     match count_body(&spec, src, target, body, &bodies[body], &mut scratch) {
                         Ok(c) => {
                             entries.fetch_add(c.entries, Relaxed);
                             splits.fetch_add(c.splits, Relaxed);
+                            let mut done = done.lock();
+                            let (flags, first) = &mut *done;
+                            flags[body] = true;
+                            let was = *first;
+                            while *first > 0 && flags[*first - 1] {
+                                *first -= 1;
+                            }
+                            if *first < was {
+                                let _ = cut_tx.send(*first);
+                            }
                         }
                         Err(e) => {
                             failed.store(true, Relaxed);
@@ -376,6 +405,7 @@ fn count_buckets(
                 }
             });
         }
+        drop(cut_tx);
     });
     match error.into_inner() {
         Some(e) => Err(e),

@@ -403,9 +403,19 @@ pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
             b')' => b.close_variation(),
             _ if space => {}
             _ => {
-                start.get_or_insert(i);
+                let mut s = *start.get_or_insert(i);
                 // The rest of the token's plain bytes, eight at a time.
                 i = plain_end(bytes, i + width);
+                // Movetext's common case, a token, one space, and a plain
+                // byte starting the next token: what the steps above would
+                // do (end the token at the space, pass it, start the next
+                // one), done without them.
+                while bytes.get(i) == Some(&b' ') && bytes.get(i + 1).is_some_and(|&d| PLAIN[usize::from(d)]) {
+                    b.token(&text[s..i]);
+                    s = i + 1;
+                    start = Some(s);
+                    i = plain_end(bytes, s + 1);
+                }
                 continue;
             }
         }

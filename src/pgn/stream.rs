@@ -47,8 +47,11 @@ impl Batch {
 pub struct GameBatches<R> {
     reader: R,
     target: usize,
-    /// The text of the batch being filled.
+    /// The text of the batch being filled, the start of the next perhaps
+    /// after it: its lines are looked at where they lie, never copied.
     buf: Vec<u8>,
+    /// The bytes of `buf` whose lines have been looked at.
+    scanned: usize,
     /// Where the last game in `buf` starts (0: the batch's first game).
     last_start: usize,
     /// Games begun in `buf` (tag sections seen, or 1 for leading movetext).
@@ -59,25 +62,29 @@ pub struct GameBatches<R> {
     movetext: bool,
     /// `{` opened and not yet closed.
     in_comment: bool,
-    line: Vec<u8>,
     failed: Option<io::Error>,
     done: bool,
 }
 
+/// Bytes taken from the reader at once: small beside a batch, so what
+/// follows a cut (copied to the next batch) stays small.
+const CHUNK: usize = 64 << 10;
+
 impl<R: BufRead> GameBatches<R> {
     /// Batches of about `target` bytes (a batch holds at least one game).
     pub fn new(reader: R, target: usize) -> Self {
+        let target = target.max(1);
         GameBatches {
             reader,
-            target: target.max(1),
+            target,
             buf: Vec::new(),
+            scanned: 0,
             last_start: 0,
             games_in_buf: 0,
             next_index: 1,
             offset: 0,
             movetext: false,
             in_comment: false,
-            line: Vec::new(),
             failed: None,
             done: false,
         }
@@ -86,8 +93,10 @@ impl<R: BufRead> GameBatches<R> {
     /// Takes the first `len` bytes of the buffer as a batch of `games`
     /// games.
     fn cut(&mut self, len: usize, games: usize) -> Batch {
-        let rest = self.buf.split_off(len);
-        let bytes = std::mem::replace(&mut self.buf, rest);
+        let mut rest = Vec::with_capacity((self.target + 2 * CHUNK).max(self.buf.len() - len));
+        rest.extend_from_slice(&self.buf[len..]);
+        let mut bytes = std::mem::replace(&mut self.buf, rest);
+        bytes.truncate(len);
         let batch = Batch {
             text: String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             first_index: self.next_index,
@@ -97,29 +106,52 @@ impl<R: BufRead> GameBatches<R> {
         self.next_index += games;
         self.games_in_buf -= games;
         self.last_start = self.last_start.saturating_sub(len);
+        self.scanned -= len;
         batch
     }
 
-    /// Updates the comment state with one line of text.
-    fn scan(&mut self) {
-        // Most lines hold no brace or semicolon and change nothing: one
-        // pass without early exit (which the compiler vectorises) finds
-        // those before the byte-by-byte walk.
-        let marked = self.line.iter().fold(false, |any, &b| any | (b == b'{') | (b == b'}') | (b == b';'));
-        if !marked {
-            return;
-        }
-        let mut in_comment = self.in_comment;
-        for &b in &self.line {
-            match b {
-                b'{' if !in_comment => in_comment = true,
-                b'}' if in_comment => in_comment = false,
-                b';' if !in_comment => break,
-                _ => {}
+    /// Looks at the line `buf[start..end]`: a game starts there, or the
+    /// comment state changes. Gives the batch to cut before it (its
+    /// length and games) when the buffer has reached the target.
+    fn line(&mut self, start: usize, end: usize) -> Option<(usize, usize)> {
+        let line = &self.buf[start..end];
+        let first = line.iter().copied().find(|b| !b.is_ascii_whitespace());
+        let tag_line = !self.in_comment && line.first() == Some(&b'[');
+        let mut ready = None;
+        if tag_line && (self.movetext || self.games_in_buf == 0) {
+            if start >= self.target && self.games_in_buf > 0 {
+                ready = Some((start, self.games_in_buf));
             }
+            self.last_start = start;
+            self.games_in_buf += 1;
+            self.movetext = false;
+        } else if !tag_line && first.is_some() {
+            if self.games_in_buf == 0 {
+                self.games_in_buf = 1;
+            }
+            self.movetext |= first != Some(b'%');
         }
-        self.in_comment = in_comment;
+        self.in_comment = comment_state(line, self.in_comment);
+        ready
     }
+}
+
+/// Whether a `{…}` comment is open after `line`, given whether one was
+/// open before it (a `;` outside a comment ends the line's text).
+fn comment_state(line: &[u8], mut in_comment: bool) -> bool {
+    // Most lines have no comment mark: one quick look first.
+    if memchr::memchr3(b'{', b'}', b';', line).is_none() {
+        return in_comment;
+    }
+    for &b in line {
+        match b {
+            b'{' if !in_comment => in_comment = true,
+            b'}' if in_comment => in_comment = false,
+            b';' if !in_comment => break,
+            _ => {}
+        }
+    }
+    in_comment
 }
 
 impl<R: BufRead> Iterator for GameBatches<R> {
@@ -134,20 +166,19 @@ impl<R: BufRead> Iterator for GameBatches<R> {
             return None;
         }
         loop {
-            self.line.clear();
-            match self.reader.read_until(b'\n', &mut self.line) {
-                Ok(0) => {
-                    self.done = true;
-                    if self.buf.iter().all(u8::is_ascii_whitespace) {
-                        return None;
-                    }
-                    let (len, games) = (self.buf.len(), self.games_in_buf.max(1));
+            // The complete lines not looked at yet.
+            while let Some(n) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
+                let (start, end) = (self.scanned, self.scanned + n + 1);
+                self.scanned = end;
+                if let Some((len, games)) = self.line(start, end) {
                     return Some(Ok(self.cut(len, games)));
                 }
-                Ok(_) => {}
+            }
+            let data = match self.reader.fill_buf() {
+                Ok(data) => data,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    // Keep the complete games; the one being read is lost.
+                    // The games before the last one are whole.
                     let (len, games) = (self.last_start, self.games_in_buf.saturating_sub(1));
                     self.done = true;
                     if len == 0 {
@@ -156,32 +187,26 @@ impl<R: BufRead> Iterator for GameBatches<R> {
                     self.failed = Some(e);
                     return Some(Ok(self.cut(len, games)));
                 }
-            }
-            let first = self.line.iter().copied().find(|b| !b.is_ascii_whitespace());
-            let tag_line = !self.in_comment && self.line.first() == Some(&b'[');
-            let mut ready = None;
-            if tag_line && (self.movetext || self.games_in_buf == 0) {
-                if self.buf.len() >= self.target && self.games_in_buf > 0 {
-                    // The buffer holds whole games: cut before this one.
-                    ready = Some((self.buf.len(), self.games_in_buf));
+            };
+            if data.is_empty() {
+                // The end: a last line without its newline, then the rest.
+                if self.scanned < self.buf.len() {
+                    let (start, end) = (self.scanned, self.buf.len());
+                    self.scanned = end;
+                    if let Some((len, games)) = self.line(start, end) {
+                        return Some(Ok(self.cut(len, games)));
+                    }
                 }
-                self.last_start = self.buf.len();
-                self.games_in_buf += 1;
-                self.movetext = false;
-            } else if !tag_line && first.is_some() {
-                if self.games_in_buf == 0 {
-                    // Movetext before any tag section is a game of its own.
-                    self.games_in_buf = 1;
+                self.done = true;
+                if self.buf.iter().all(u8::is_ascii_whitespace) {
+                    return None;
                 }
-                self.movetext |= first != Some(b'%');
+                let (len, games) = (self.buf.len(), self.games_in_buf.max(1));
+                return Some(Ok(self.cut(len, games)));
             }
-            self.scan();
-            if let Some((len, games)) = ready {
-                let batch = self.cut(len, games);
-                self.buf.extend_from_slice(&self.line);
-                return Some(Ok(batch));
-            }
-            self.buf.extend_from_slice(&self.line);
+            let n = data.len().min(CHUNK);
+            self.buf.extend_from_slice(&data[..n]);
+            self.reader.consume(n);
         }
     }
 }
@@ -228,6 +253,26 @@ mod tests {
         for b in &bs {
             assert_eq!(b.offset, offset);
             offset += b.text.len() as u64;
+        }
+    }
+
+    /// Lines are found in the buffer whatever pieces the reader hands over:
+    /// one byte at a time, a few, or all, the batches are the same
+    /// (multi-line comments with `[` lines, CRLF, no final newline).
+    #[test]
+    fn batches_do_not_depend_on_how_the_reader_delivers_the_text() {
+        let mut text: String = (1..=40).map(game).collect();
+        text.push_str(
+            "[Event \"crlf\"]\r\n\r\n1. d4 ; [x\r\n{ open\n[Event \"no\"]\n} d5 *\r\n\n[Event \"last\"]\n\n1. c4",
+        );
+        for target in [1, 150, 1000, 1 << 20] {
+            let want = batches(&text, target);
+            assert!(want.iter().map(|b| b.text.as_str()).collect::<String>() == text);
+            for capacity in [1, 7, 64, 1 << 16] {
+                let reader = io::BufReader::with_capacity(capacity, text.as_bytes());
+                let got: Vec<Batch> = GameBatches::new(reader, target).map(|b| b.expect("reads")).collect();
+                assert_eq!(got, want, "target {target}, reader capacity {capacity}");
+            }
         }
     }
 

@@ -57,7 +57,8 @@ impl<'t> GameView<'t> {
     /// (which must leave the board as it found it); `board` ends at the
     /// position reached. `start` is the standard start position, copied
     /// into `board` (its allocation kept) when the game has no FEN tag;
-    /// `source` names the game in an error.
+    /// either way `board` takes `start`'s key scheme. `source` names the
+    /// game in an error.
     pub fn replay_first(
         &self,
         board: &mut Board,
@@ -69,7 +70,12 @@ impl<'t> GameView<'t> {
         let chess960 = self.is_chess960();
         match self.tag("FEN") {
             Some(fen) => match start_position(Some(fen), chess960) {
-                Ok(b) => *board = b,
+                Ok(b) => {
+                    *board = b;
+                    if board.key_scheme() != start.key_scheme() {
+                        board.set_key_scheme(start.key_scheme());
+                    }
+                }
                 Err(error) => return Err(ReplayError::BadStart { game: source(), error }),
             },
             None => {

@@ -108,8 +108,9 @@ pub fn sort_events(v: &mut [Event], aux: &mut Vec<Event>, skip: u32) {
     for d in 1..starts.len() {
         starts[d] += starts[d - 1];
     }
-    aux.clear();
-    aux.resize(v.len(), Event::default());
+    if aux.len() < v.len() {
+        aux.resize(v.len(), Event::default());
+    }
     let mut at = starts.clone();
     for e in v.iter() {
         let d = digit(e);

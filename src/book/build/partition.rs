@@ -150,14 +150,16 @@ pub fn group_by_bucket(events: &mut [Event], aux: &mut Vec<Event>, ends: &mut [u
     for (d, start) in high.iter_mut().enumerate() {
         *start = if d == 0 { 0 } else { ends[d * WAYS - 1] as usize };
     }
-    aux.clear();
-    aux.resize(events.len(), Event::default());
+    // Scratch only grows: every slot read below is written first.
+    if aux.len() < events.len() {
+        aux.resize(events.len(), Event::default());
+    }
     for e in events.iter() {
         let d = bucket_of(e.key(), 0) % WAYS;
         aux[low[d]] = *e;
         low[d] += 1;
     }
-    for e in aux.iter() {
+    for e in aux[..events.len()].iter() {
         let d = bucket_of(e.key(), 0) / WAYS;
         events[high[d]] = *e;
         high[d] += 1;
@@ -197,6 +199,17 @@ impl Spilled {
     /// Events in bucket `b`.
     pub fn len(&self, b: usize) -> usize {
         self.runs.iter().map(|r| r.len(b) as usize).sum::<usize>() + self.lists[b].len()
+    }
+
+    /// Gives back the runs' space from bucket `b` on (see
+    /// [`RunReader::release_from`]): those buckets must not be read again.
+    /// A run that cannot be cut stays whole until it is deleted.
+    pub fn release_from(&self, b: usize) {
+        for r in &self.runs {
+            if let Err(e) = r.release_from(b) {
+                tracing::debug!("{}: not cut short: {e}", r.path().display());
+            }
+        }
     }
 
     /// Hands bucket `b`'s events to `f` in input order, a chunk at a time.

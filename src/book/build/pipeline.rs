@@ -4,13 +4,14 @@
 //! thread gets each batch, its events with it, in input order (so what it
 //! counts, and the order in which moves are first met, do not depend on
 //! the number of threads). A fixed number of batch tokens bounds the
-//! memory in flight.
+//! memory in flight; a batch's event buffers go back to the workers once
+//! counted, so the pass allocates them only until the pipeline is full.
 
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
 use super::partition::group_by_bucket;
 use super::run::BUCKETS;
 use crate::board::notation::to_polyglot_move;
-use crate::board::zobrist::{polyglot_pieces, polyglot_pieces_delta, polyglot_state_terms, RANDOM64};
+use crate::board::zobrist::KeyScheme;
 use crate::board::Board;
 use crate::input::Input;
 use crate::pgn::{for_each_game, Batch, GameBatches, GameSource, GameView, ReplayError};
@@ -144,7 +145,7 @@ pub struct Meter {
 pub fn run_pass<E: From<crate::input::InputError>>(
     spec: &PassSpec<'_>,
     meter: &Meter,
-    mut apply: impl FnMut(Item) -> Result<(), E>,
+    mut apply: impl FnMut(&Item) -> Result<(), E>,
 ) -> Result<(), E> {
     // Open every input first: a missing file fails before any work.
     let mut opened = Vec::with_capacity(spec.inputs.len());
@@ -155,17 +156,20 @@ pub fn run_pass<E: From<crate::input::InputError>>(
     let (job_tx, job_rx) = bounded::<Job>(spec.tokens);
     let (out_tx, out_rx) = bounded::<(u64, Item)>(spec.tokens);
     let (token_tx, token_rx) = bounded::<()>(spec.tokens);
+    // Counted batches' buffers, back to the workers (never more than the
+    // batches alive: tokens and workers).
+    let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Buffers>();
     for _ in 0..spec.tokens {
         let _ = token_tx.send(());
     }
     std::thread::scope(|scope| {
         scope.spawn(move || read_inputs(opened, spec.batch_bytes, meter, &job_tx, &token_rx));
         for _ in 0..threads {
-            let (rx, tx) = (job_rx.clone(), out_tx.clone());
-            scope.spawn(move || work(spec, &rx, &tx));
+            let (rx, tx, spare) = (job_rx.clone(), out_tx.clone(), spare_rx.clone());
+            scope.spawn(move || work(spec, &rx, &tx, &spare));
         }
-        drop((job_rx, out_tx));
-        count_in_order(out_rx, token_tx, &mut apply)
+        drop((job_rx, out_tx, spare_rx));
+        count_in_order(out_rx, token_tx, &spare_tx, &mut apply)
     })
 }
 
@@ -195,13 +199,22 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
     }
 }
 
-fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
+/// A batch's event buffers, reused from batch to batch.
+struct Buffers {
+    events: Vec<Event>,
+    ends: Box<[u32; BUCKETS]>,
+}
+
+fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>, spare: &Receiver<Buffers>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
     let mut aux = Vec::new();
     for job in jobs.iter() {
         let (seq, item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
-            Job::Batch { seq, file, batch } => (seq, Item::Batch(count_batch(spec, &files[file], &batch, &mut aux))),
+            Job::Batch { seq, file, batch } => {
+                let buffers = spare.try_recv().ok();
+                (seq, Item::Batch(count_batch(spec, &files[file], &batch, &mut aux, buffers)))
+            }
         };
         if out.send((seq, item)).is_err() {
             return;
@@ -209,18 +222,23 @@ fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>) {
     }
 }
 
-/// Applies items in sequence order, returning a token for each.
+/// Applies items in sequence order, returning a token (and the batch's
+/// buffers) for each.
 fn count_in_order<E>(
     results: Receiver<(u64, Item)>,
     tokens: Sender<()>,
-    apply: &mut impl FnMut(Item) -> Result<(), E>,
+    spare: &Sender<Buffers>,
+    apply: &mut impl FnMut(&Item) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut waiting = BTreeMap::new();
     let mut next = 0u64;
     for (seq, item) in results.iter() {
         waiting.insert(seq, item);
         while let Some(item) = waiting.remove(&next) {
-            apply(item)?;
+            apply(&item)?;
+            if let Item::Batch(b) = item {
+                let _ = spare.send(Buffers { events: b.events, ends: b.ends });
+            }
             next += 1;
             let _ = tokens.send(());
         }
@@ -229,20 +247,35 @@ fn count_in_order<E>(
 }
 
 /// Parses, filters and replays one batch (each game seen in place, see
-/// [`crate::pgn::view`]); `aux` is scratch for grouping the events.
-fn count_batch(spec: &PassSpec<'_>, file: &Arc<Path>, batch: &Batch, aux: &mut Vec<Event>) -> BatchOut {
+/// [`crate::pgn::view`]) into `buffers` (or new ones); `aux` is scratch
+/// for grouping the events.
+fn count_batch(
+    spec: &PassSpec<'_>,
+    file: &Arc<Path>,
+    batch: &Batch,
+    aux: &mut Vec<Event>,
+    buffers: Option<Buffers>,
+) -> BatchOut {
+    let Buffers { mut events, ends } =
+        buffers.unwrap_or_else(|| Buffers { events: Vec::new(), ends: Box::new([0; BUCKETS]) });
+    events.clear();
     // About one event a move: one per 6 bytes of movetext.
+    events.reserve(batch.text.len() / 6);
     let mut out = BatchOut {
-        events: Vec::with_capacity(batch.text.len() / 6),
-        ends: Box::new([0; BUCKETS]),
+        events,
+        ends,
         games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
         skipped: Vec::new(),
         text_bytes: batch.text.len() as u64,
     };
-    // One board replays every game of the batch.
-    let start = Board::startpos();
+    // One board replays every game of the batch, carrying the key the
+    // events are counted by.
+    let mut start = Board::startpos();
+    if spec.counting == Counting::Polyglot {
+        start.set_key_scheme(KeyScheme::Polyglot);
+    }
     let mut board = start.clone();
     for_each_game(&batch.text, |game| {
         out.games += 1;
@@ -297,28 +330,19 @@ fn game_events(
     let white_pts = white_points(game);
     let counts = |c: Color| if c == Color::White { admitted.white_counts } else { admitted.black_counts };
     let rating = admitted.rating.map_or(0, |r| r.min(Event::MAX_RATING as u32) as u16);
-    // Polyglot: the piece part of the key follows the moves.
-    let mut pieces = None;
-    let mut push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
+    // The board carries the key of its counting: Polyglot's or the engine's.
+    let push = |board: &Board, m: Option<Move>, events: &mut Vec<Event>| {
         let stm = board.side_to_move();
-        let mut polyglot = 0;
-        if spec.counting == Counting::Polyglot {
-            let p = *pieces.get_or_insert_with(|| polyglot_pieces(board, &RANDOM64));
-            polyglot = p ^ polyglot_state_terms(board, &RANDOM64);
-            debug_assert_eq!(polyglot, crate::board::zobrist::polyglot_key(board), "{}", board.fen());
-            if let Some(m) = m {
-                pieces = Some(p ^ polyglot_pieces_delta(board, m, &RANDOM64));
-            }
-        }
         if !counts(stm) {
             return;
         }
         let mover_pts = if stm == Color::White { white_pts } else { 2 - white_pts };
         match spec.counting {
             Counting::Polyglot => {
+                debug_assert_eq!(board.key(), crate::board::zobrist::polyglot_key(board), "{}", board.fen());
                 if let Some(m) = m {
                     let mv = to_polyglot_move(m);
-                    events.push(Event::new(polyglot, mv, rating, mover_pts, stm == Color::White));
+                    events.push(Event::new(board.key(), mv, rating, mover_pts, stm == Color::White));
                 }
             }
             Counting::Yacb => {

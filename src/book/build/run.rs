@@ -163,7 +163,8 @@ pub struct RunReader {
 impl RunReader {
     /// Opens a run of `level` and checks its header and counts.
     pub fn open(path: &Path, level: u8) -> Result<RunReader, RunError> {
-        let mut file = File::open(path).map_err(io_err(path))?;
+        // Writable too, to be cut short as it is used up ([`RunReader::release_from`]).
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(io_err(path))?;
         let len = file.metadata().map_err(io_err(path))?.len();
         let mut h = [0u8; HEADER_LEN as usize];
         let bad_length = |offset| RunError::BadLength { path: path.to_path_buf(), offset };
@@ -238,6 +239,15 @@ impl RunReader {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Cuts the file before bucket `bucket`'s events: they and every later
+    /// bucket's are no longer needed, and their pages are given back now
+    /// rather than all at once when the run is deleted. Earlier buckets
+    /// read as before (the index is in memory).
+    pub fn release_from(&self, bucket: usize) -> io::Result<()> {
+        let at = HEADER_LEN + self.starts[bucket.min(BUCKETS)] * EVENT_LEN as u64;
+        self.file.set_len(at)
     }
 }
 
