@@ -426,10 +426,12 @@ fn count_body(
     let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
     let mut counted = Counted::default();
     let per_body = BUCKETS / BODIES;
+    let mut entries = Vec::new();
     let mut emit = |g: &Group| -> Result<(), BuildError> {
         match target {
             Target::Polyglot(book) => {
-                for e in output::polyglot_entries(g, book) {
+                output::polyglot_entries(g, book, &mut entries);
+                for (e, _) in &entries {
                     w.write_all(&e.to_bytes()).map_err(io_err(path))?;
                     counted.entries += 1;
                 }

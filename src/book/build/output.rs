@@ -30,22 +30,25 @@ pub fn rating_to_elo(rating_sum: u64, rated_games: u32) -> i32 {
 }
 
 /// The Polyglot entries of one position, in book order (heaviest first,
-/// equal weights in the order first met).
-pub fn polyglot_entries(group: &Group, options: &MakeBookOptions) -> Vec<PolyglotEntry> {
+/// equal weights in the order first met), into `out` (cleared first; its
+/// items pair each entry with when its move was first met, so a whole
+/// book's positions are written with no allocation).
+pub fn polyglot_entries(group: &Group, options: &MakeBookOptions, out: &mut Vec<(PolyglotEntry, u64)>) {
+    out.clear();
     // Most positions of a database are met once: nothing to keep (halving
     // only lowers counts).
     if group.moves.iter().all(|r| r.n < options.min_game) {
-        return Vec::new();
+        return;
     }
-    let mut moves = group.moves.clone();
-    moves.sort_by_key(|r| r.first);
-    let mut entries: Vec<PolyglotEntry> = moves
-        .iter()
-        .filter(|r| keeps(group.key, r.n, r.sum, r.flags & WHITE != 0, options))
-        .map(|r| book_entry(group.key, r.mv, r.sum, options))
-        .collect();
-    entries.sort_by_key(|e| std::cmp::Reverse(e.weight));
-    entries
+    out.extend(
+        group
+            .moves
+            .iter()
+            .filter(|r| keeps(group.key, r.n, r.sum, r.flags & WHITE != 0, options))
+            .map(|r| (book_entry(group.key, r.mv, r.sum, options), r.first)),
+    );
+    // A move is first met once: no two items tie.
+    out.sort_unstable_by_key(|(e, first)| (std::cmp::Reverse(e.weight), *first));
 }
 
 /// The YACB entry of one position (none below `min_game` visits): perf%
@@ -56,13 +59,15 @@ pub fn yacb_entry(group: &Group, min_game: u32, elo: Option<i32>) -> Option<Yacb
     if head.n < min_game.max(1) {
         return None;
     }
-    let mut moves = group.moves.clone();
-    moves.sort_by_key(|r| r.first);
-    // max_by keeps the last maximum: iterate in reverse so the first met wins.
-    let best = moves
+    // The most played move, then the best scoring, then the first met.
+    let best = group
+        .moves
         .iter()
-        .rev()
-        .max_by(|a, b| a.n.cmp(&b.n).then((a.sum as u64 * b.n as u64).cmp(&(b.sum as u64 * a.n as u64))))
+        .max_by(|a, b| {
+            a.n.cmp(&b.n)
+                .then((a.sum as u64 * b.n as u64).cmp(&(b.sum as u64 * a.n as u64)))
+                .then(b.first.cmp(&a.first))
+        })
         .map_or(Move::NONE, |r| Move::from_raw(r.mv));
     let perf = (head.sum as f64 / (2.0 * head.n as f64) * 40_000.0).round() as i32;
     Some(YacbEntry {
@@ -92,8 +97,22 @@ mod tests {
     fn polyglot_entries_sort_heaviest_first_then_first_met() {
         let m = |mv, sum, first| Rec { key: 9, mv, n: 3, sum, first, flags: WHITE, ..Rec::default() };
         let g = Group { key: 9, head: None, moves: vec![m(1, 2, 30), m(2, 4, 20), m(3, 2, 10)] };
-        let e = polyglot_entries(&g, &MakeBookOptions::default());
-        assert_eq!(e.iter().map(|e| e.raw_move).collect::<Vec<_>>(), [2, 3, 1]);
+        let mut e = vec![(PolyglotEntry::default(), 0)];
+        polyglot_entries(&g, &MakeBookOptions::default(), &mut e);
+        assert_eq!(e.iter().map(|(e, _)| e.raw_move).collect::<Vec<_>>(), [2, 3, 1]);
+    }
+
+    #[test]
+    fn yacb_best_move_is_the_most_played_then_best_scoring_then_first_met() {
+        let head = Rec { key: 4, mv: HEAD, n: 9, sum: 9, ..Rec::default() };
+        let m = |mv, n, sum, first| Rec { key: 4, mv, n, sum, first, ..Rec::default() };
+        let best = |moves: Vec<Rec>| {
+            let g = Group { key: 4, head: Some(head), moves };
+            yacb_entry(&g, 1, None).unwrap().best_move.raw()
+        };
+        assert_eq!(best(vec![m(1, 2, 4, 5), m(2, 3, 0, 9)]), 2, "most played");
+        assert_eq!(best(vec![m(1, 2, 2, 5), m(2, 2, 4, 9)]), 2, "then best scoring");
+        assert_eq!(best(vec![m(1, 2, 2, 9), m(2, 2, 2, 5), m(3, 2, 2, 7)]), 2, "then first met");
     }
 
     #[test]

@@ -212,6 +212,15 @@ impl Spilled {
         }
     }
 
+    /// Appends bucket `b`'s events to `out`, in input order.
+    pub fn append(&self, b: usize, scratch: &mut Vec<u8>, out: &mut Vec<Event>) -> Result<(), RunError> {
+        for r in &self.runs {
+            r.append_bucket(b, scratch, out)?;
+        }
+        out.extend_from_slice(&self.lists[b]);
+        Ok(())
+    }
+
     /// Hands bucket `b`'s events to `f` in input order, a chunk at a time.
     pub fn read<E: From<RunError>>(
         &self,
@@ -274,10 +283,7 @@ pub fn count_bucket(
     if n.saturating_mul(2 * std::mem::size_of::<Event>()) <= spec.bytes {
         let mut events = std::mem::take(&mut scratch.events);
         events.clear();
-        src.read(b, scratch, |ev| {
-            events.extend_from_slice(ev);
-            Ok::<(), BuildError>(())
-        })?;
+        src.append(b, &mut scratch.bytes, &mut events)?;
         let skip = BUCKET_BITS * (src.level as u32 + 1);
         sort_events(&mut events, &mut scratch.aux, skip);
         let mut group = std::mem::take(&mut scratch.group);

@@ -218,21 +218,46 @@ impl RunReader {
         let (mut at, end) = (self.starts[bucket], self.starts[bucket + 1]);
         while at < end {
             let take = (end - at).min(CHUNK_EVENTS as u64);
-            let offset = HEADER_LEN + at * EVENT_LEN as u64;
-            buf.resize(take as usize * EVENT_LEN, 0);
-            self.file.read_exact_at(buf, offset).map_err(io_err(&self.path))?;
             events.clear();
-            for (i, b) in buf.chunks_exact(EVENT_LEN).enumerate() {
-                match decode(b).filter(|e| bucket_of(e.key(), self.level) == bucket) {
-                    Some(e) => events.push(e),
-                    None => {
-                        let offset = offset + (i * EVENT_LEN) as u64;
-                        return Err(RunError::BadEvent { path: self.path.clone(), offset }.into());
-                    }
-                }
-            }
+            self.read_chunk(bucket, at, take, buf, events)?;
             f(events)?;
             at += take;
+        }
+        Ok(())
+    }
+
+    /// Appends `bucket`'s events to `out`, in order.
+    pub fn append_bucket(&self, bucket: usize, buf: &mut Vec<u8>, out: &mut Vec<Event>) -> Result<(), RunError> {
+        let (mut at, end) = (self.starts[bucket], self.starts[bucket + 1]);
+        out.reserve((end - at) as usize);
+        while at < end {
+            let take = (end - at).min(CHUNK_EVENTS as u64);
+            self.read_chunk(bucket, at, take, buf, out)?;
+            at += take;
+        }
+        Ok(())
+    }
+
+    /// Reads `take` events of `bucket` from event `at` on, checked, onto `out`.
+    fn read_chunk(
+        &self,
+        bucket: usize,
+        at: u64,
+        take: u64,
+        buf: &mut Vec<u8>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), RunError> {
+        let offset = HEADER_LEN + at * EVENT_LEN as u64;
+        buf.resize(take as usize * EVENT_LEN, 0);
+        self.file.read_exact_at(buf, offset).map_err(io_err(&self.path))?;
+        for (i, b) in buf.chunks_exact(EVENT_LEN).enumerate() {
+            match decode(b).filter(|e| bucket_of(e.key(), self.level) == bucket) {
+                Some(e) => out.push(e),
+                None => {
+                    let offset = offset + (i * EVENT_LEN) as u64;
+                    return Err(RunError::BadEvent { path: self.path.clone(), offset });
+                }
+            }
         }
         Ok(())
     }
