@@ -199,9 +199,11 @@ impl Board {
             return false;
         }
         // Only a piece aligned with its king can be pinned: the others
-        // need no pin lookup.
-        let line = attacks::line(ksq, from);
-        line.is_empty() || !pinned.get_or_insert_with(|| self.pinned(us)).contains(from) || line.contains(to)
+        // need no pin lookup (nor the large line table).
+        let aligned = (attacks::rook_lines(ksq) | attacks::bishop_lines(ksq)).contains(from);
+        !aligned
+            || !pinned.get_or_insert_with(|| self.pinned(us)).contains(from)
+            || attacks::line(ksq, from).contains(to)
     }
 
     /// The moves of a `piece` of the side to move that could land on `to`
