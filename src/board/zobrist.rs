@@ -89,12 +89,12 @@ const fn polyglot_layout() -> Zobrist {
     let mut z = Zobrist { psq: [[0; 64]; 12], enpassant: [0; 8], castling: [0; 16], side: turn };
     let mut p = 0;
     while p < 12 {
-        // Engine piece index: colour * 6 + kind, white 0.
-        let (white, kind) = (p < 6, p % 6);
-        let base = 64 * (kind * 2 + white as usize);
+        let color = if p < 6 { Color::White } else { Color::Black };
+        let piece = Piece::new(color, PieceType::from_index(p % 6));
+        let base = polyglot_piece_base(piece);
         let mut sq = 0;
         while sq < 64 {
-            z.psq[p][sq] = VALUES[base + sq];
+            z.psq[piece.index()][sq] = VALUES[base + sq];
             sq += 1;
         }
         p += 1;
@@ -188,12 +188,17 @@ pub fn polyglot_key_with(board: &Board, table: &[u64; 781]) -> u64 {
     polyglot_pieces(board, table) ^ polyglot_state_terms(board, table)
 }
 
+/// Where the Polyglot table holds `pc` on square 0 (its 64 squares follow).
+#[inline]
+const fn polyglot_piece_base(pc: Piece) -> usize {
+    // Polyglot kind: black pawn 0, white pawn 1, black knight 2, ...
+    64 * (pc.kind().index() * 2 + matches!(pc.color(), Color::White) as usize)
+}
+
 /// The Polyglot table's value of `pc` on `sq`.
 #[inline]
 fn polyglot_piece(table: &[u64; 781], pc: Piece, sq: Square) -> u64 {
-    // Polyglot kind: black pawn 0, white pawn 1, black knight 2, ...
-    let kind = pc.kind().index() * 2 + usize::from(pc.color() == Color::White);
-    table[64 * kind + sq.index()]
+    table[polyglot_piece_base(pc) + sq.index()]
 }
 
 /// The piece part of the Polyglot key: the xor of every piece's value.

@@ -327,8 +327,9 @@ fn progress(summary: &Summary, start: Instant) -> Progress {
     }
 }
 
-/// Body files: each holds the entries of `BUCKETS / BODIES` buckets in a row.
+/// Body files: each holds the entries of `PER_BODY` buckets in a row.
 const BODIES: usize = 64;
+const PER_BODY: usize = BUCKETS / BODIES;
 
 /// What counting the buckets gave.
 #[derive(Default)]
@@ -362,11 +363,10 @@ fn count_buckets(
     let (cut_tx, cut_rx) = crossbeam_channel::unbounded::<usize>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let per_body = BUCKETS / BODIES;
             while let Ok(mut first) = cut_rx.recv() {
                 // Only the latest cut matters.
                 first = cut_rx.try_iter().fold(first, usize::min);
-                src.release_from(first * per_body);
+                src.release_from(first * PER_BODY);
             }
         });
         for t in 0..threads.max(1) {
@@ -425,7 +425,6 @@ fn count_body(
     let file = std::fs::File::create(path).map_err(io_err(path))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
     let mut counted = Counted::default();
-    let per_body = BUCKETS / BODIES;
     let mut entries = Vec::new();
     let mut emit = |g: &Group| -> Result<(), BuildError> {
         match target {
@@ -446,7 +445,7 @@ fn count_body(
         Ok(())
     };
     let mut splits = 0;
-    for b in index * per_body..(index + 1) * per_body {
+    for b in index * PER_BODY..(index + 1) * PER_BODY {
         splits += count_bucket(spec, src, b, scratch, &mut emit)?;
     }
     w.flush().map_err(io_err(path))?;
