@@ -489,8 +489,11 @@ impl Board {
         let them = !us;
         let from = m.from();
         let to = m.to();
-        let prev = self.state;
-        self.history.push(prev);
+        // Straight from the board into the history: a copy through a local
+        // was read back before its narrow stores had landed (a stalled
+        // store-to-load forward on every move).
+        self.history.push(self.state);
+        let prev = &self.state;
         let mut key = prev.key ^ z.side;
         if let Some(ep) = prev.ep {
             key ^= z.enpassant[ep.file() as usize];

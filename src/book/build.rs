@@ -267,9 +267,9 @@ pub fn build(
     let passed = run_pass(&spec, &meter, |item| {
         let batch = match item {
             Item::Damaged { input, error } => {
-                observer.damaged(input, error);
-                summary.damaged.push((input.clone(), error.clone()));
-                return Ok(());
+                observer.damaged(&input, &error);
+                summary.damaged.push((input, error));
+                return Ok(Vec::new());
             }
             Item::Batch(b) => b,
         };
@@ -277,20 +277,20 @@ pub fn build(
         summary.kept += batch.kept;
         summary.text_bytes += batch.text_bytes;
         summary.skipped += batch.skipped.len() as u64;
-        summary.events += batch.events.len() as u64;
+        summary.events += batch.grouped.events.len() as u64;
         for (r, n) in summary.rejected.iter_mut().zip(batch.rejected) {
             *r += n;
         }
         for e in &batch.skipped {
             observer.skipped(e);
         }
-        buckets.push_grouped(&batch.events, &batch.ends[..])?;
+        let written = buckets.push_grouped(batch.grouped)?;
         if last_report.elapsed().as_millis() >= 200 {
             last_report = Instant::now();
             summary.source_bytes = meter.source_bytes.load(Relaxed);
             observer.progress(&progress(&summary, start));
         }
-        Ok::<(), BuildError>(())
+        Ok::<_, BuildError>(written)
     });
     passed?;
     summary.source_bytes = meter.source_bytes.load(Relaxed);

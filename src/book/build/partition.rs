@@ -8,16 +8,53 @@
 //! Nothing here depends on the number of threads: the events come in
 //! input order, and each bucket is counted alone.
 
-use super::count::{count_sorted, sort_events, Group, MapCount};
+use super::count::{count_sorted, sort_events, Group, MapCount, SortScratch};
 use super::pipeline::{Counting, Event};
 use super::run::{bucket_of, RunError, RunReader, RunWriter, BUCKETS, BUCKET_BITS, MAX_LEVEL};
 use super::BuildError;
 use std::path::{Path, PathBuf};
 
+/// Events grouped by level-0 bucket ([`group_by_bucket`]): bucket `b`'s
+/// are `events[ends[b - 1]..ends[b]]`, in input order.
+pub struct Grouped {
+    pub events: Vec<Event>,
+    pub ends: Box<[u32; BUCKETS]>,
+}
+
+impl Grouped {
+    /// No events, no room yet.
+    pub fn new() -> Grouped {
+        Grouped { events: Vec::new(), ends: Box::new([0; BUCKETS]) }
+    }
+
+    /// Bucket `b`'s events.
+    #[inline]
+    fn bucket(&self, b: usize) -> &[Event] {
+        let start = if b == 0 { 0 } else { self.ends[b - 1] as usize };
+        &self.events[start..self.ends[b] as usize]
+    }
+}
+
+impl Default for Grouped {
+    fn default() -> Grouped {
+        Grouped::new()
+    }
+}
+
 /// Events held in memory by bucket, and the runs spilled so far.
+///
+/// Events come one at a time ([`Buckets::push`], into a list per bucket)
+/// or as whole batches grouped by bucket ([`Buckets::push_grouped`],
+/// level 0 only), which are held as they came: a spill writes each
+/// bucket's events from the lists, then from every batch in order, so
+/// the events of a batch are copied once, into the run. Whatever is in
+/// the lists came before whatever is in the batches.
 pub struct Buckets {
     level: u8,
     lists: Vec<Vec<Event>>,
+    /// Room each list gets when first used.
+    each: usize,
+    batches: Vec<Grouped>,
     held: usize,
     /// Events held at most (then they are spilled).
     limit: usize,
@@ -34,10 +71,11 @@ impl Buckets {
     pub fn new(level: u8, limit: usize, dir: &Path, name: String) -> Buckets {
         // Room for an even share each, so the lists seldom grow.
         let each = (limit / BUCKETS + limit / BUCKETS / 4).min(1 << 16);
-        let lists = (0..BUCKETS).map(|_| Vec::with_capacity(each)).collect();
         Buckets {
             level,
-            lists,
+            lists: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            each,
+            batches: Vec::new(),
             held: 0,
             limit: limit.max(1),
             dir: dir.to_path_buf(),
@@ -49,48 +87,66 @@ impl Buckets {
 
     /// Takes the next events (in input order).
     pub fn push(&mut self, events: &[Event]) -> Result<(), RunError> {
+        self.absorb_batches();
         for e in events {
-            self.lists[bucket_of(e.key(), self.level)].push(*e);
+            let list = &mut self.lists[bucket_of(e.key(), self.level)];
+            if list.capacity() == 0 {
+                list.reserve(self.each);
+            }
+            list.push(*e);
         }
-        self.took(events.len())
+        self.took(events.len()).map(drop)
     }
 
-    /// Takes the next events, already grouped by bucket (see
-    /// [`group_by_bucket`]): bucket `b`'s are `events[ends[b - 1]..ends[b]]`.
-    pub fn push_grouped(&mut self, events: &[Event], ends: &[u32]) -> Result<(), RunError> {
-        let mut start = 0;
-        for (list, &end) in self.lists.iter_mut().zip(ends) {
-            list.extend_from_slice(&events[start..end as usize]);
-            start = end as usize;
-        }
-        self.took(events.len())
+    /// Takes the next events, already grouped by level-0 bucket, and
+    /// holds them as they are; gives back the batches a spill has written
+    /// (for their buffers to be used again).
+    pub fn push_grouped(&mut self, batch: Grouped) -> Result<Vec<Grouped>, RunError> {
+        assert_eq!(self.level, 0, "batches are grouped by level-0 bucket");
+        let n = batch.events.len();
+        self.batches.push(batch);
+        self.took(n)
     }
 
-    /// Counts `n` more events held, spilling them all at the limit.
-    fn took(&mut self, n: usize) -> Result<(), RunError> {
+    /// Moves the held batches' events into the lists.
+    fn absorb_batches(&mut self) {
+        for batch in std::mem::take(&mut self.batches) {
+            for (b, list) in self.lists.iter_mut().enumerate() {
+                list.extend_from_slice(batch.bucket(b));
+            }
+        }
+    }
+
+    /// Counts `n` more events held, spilling them all at the limit; gives
+    /// the batches written.
+    fn took(&mut self, n: usize) -> Result<Vec<Grouped>, RunError> {
         self.held += n;
         if self.held >= self.limit {
-            self.spill()?;
+            return self.spill();
         }
-        Ok(())
+        Ok(Vec::new())
     }
 
-    fn spill(&mut self) -> Result<(), RunError> {
+    fn spill(&mut self) -> Result<Vec<Grouped>, RunError> {
         let path = self.dir.join(format!("{}-{:05}", self.name, self.runs.len()));
         let mut w = RunWriter::create(&path, self.level)?;
         for (b, list) in self.lists.iter_mut().enumerate() {
             w.write_bucket(b, list)?;
             list.clear();
+            for batch in &self.batches {
+                w.write_bucket(b, batch.bucket(b))?;
+            }
         }
         self.spilled += w.finish()?;
         self.runs.push(path);
         self.held = 0;
-        Ok(())
+        Ok(std::mem::take(&mut self.batches))
     }
 
     /// Ends the input: the runs are opened for reading, combined first
     /// (`fan_in` at a time, in stages) while there are more than `fan_in`.
-    pub fn finish(self, fan_in: usize) -> Result<Spilled, RunError> {
+    pub fn finish(mut self, fan_in: usize) -> Result<Spilled, RunError> {
+        self.absorb_batches();
         let fan_in = fan_in.max(2);
         let mut spilled = Spilled {
             level: self.level,
@@ -122,48 +178,35 @@ impl Buckets {
     }
 }
 
-/// Groups `events` by level-0 bucket, each bucket's in input order (`aux`
-/// is scratch), and sets `ends[b]` to the end of bucket `b`'s events.
-/// Two stable passes of 64 ways each (the low, then the high six bits of
-/// the bucket): each pass writes to few places at once, where one pass
-/// of 4096 ways would miss the cache at almost every event.
-pub fn group_by_bucket(events: &mut [Event], aux: &mut Vec<Event>, ends: &mut [u32; BUCKETS]) {
-    const WAYS: usize = 64;
-    let mut counts = [0u32; BUCKETS];
+/// Groups `events` by level-0 bucket, each bucket's in input order, and
+/// sets `ends[b]` to the end of bucket `b`'s events. One stable pass of
+/// 4096 ways into `aux`, which then takes the place of `events` (the
+/// old `events` become the scratch). A batch's buckets have a few events
+/// each, so the 4096 places written to at once are a few hundred pages
+/// and about 256 kB of cache lines: 2.8 ns an event for 68,000 events,
+/// where two passes of 64 ways took 7 ns.
+pub fn group_by_bucket(events: &mut Vec<Event>, aux: &mut Vec<Event>, ends: &mut [u32; BUCKETS]) {
+    let mut at = [0u32; BUCKETS];
     for e in events.iter() {
-        counts[bucket_of(e.key(), 0)] += 1;
+        at[bucket_of(e.key(), 0)] += 1;
     }
     let mut total = 0;
-    for (end, n) in ends.iter_mut().zip(counts) {
-        total += n;
+    for (a, end) in at.iter_mut().zip(ends.iter_mut()) {
+        (*a, total) = (total, total + *a);
         *end = total;
     }
-    // Where each low digit starts in the first pass, and each high digit
-    // in the second (the start of its first bucket).
-    let mut low = [0usize; WAYS];
-    let mut at = 0;
-    for (d, start) in low.iter_mut().enumerate() {
-        *start = at;
-        at += (0..WAYS).map(|hi| counts[hi * WAYS + d] as usize).sum::<usize>();
-    }
-    let mut high = [0usize; WAYS];
-    for (d, start) in high.iter_mut().enumerate() {
-        *start = if d == 0 { 0 } else { ends[d * WAYS - 1] as usize };
-    }
     // Scratch only grows: every slot read below is written first.
-    if aux.len() < events.len() {
-        aux.resize(events.len(), Event::default());
+    let n = events.len();
+    if aux.len() < n {
+        aux.resize(n, Event::default());
     }
     for e in events.iter() {
-        let d = bucket_of(e.key(), 0) % WAYS;
-        aux[low[d]] = *e;
-        low[d] += 1;
+        let b = bucket_of(e.key(), 0);
+        aux[at[b] as usize] = *e;
+        at[b] += 1;
     }
-    for e in aux[..events.len()].iter() {
-        let d = bucket_of(e.key(), 0) / WAYS;
-        events[high[d]] = *e;
-        high[d] += 1;
-    }
+    std::mem::swap(events, aux);
+    events.truncate(n);
 }
 
 /// Writes the runs `inputs` as one (bucket by bucket, each bucket's events
@@ -249,7 +292,7 @@ pub struct Scratch {
     bytes: Vec<u8>,
     chunk: Vec<Event>,
     events: Vec<Event>,
-    aux: Vec<Event>,
+    sort: SortScratch,
     group: Group,
 }
 
@@ -285,7 +328,7 @@ pub fn count_bucket(
         events.clear();
         src.append(b, &mut scratch.bytes, &mut events)?;
         let skip = BUCKET_BITS * (src.level as u32 + 1);
-        sort_events(&mut events, &mut scratch.aux, skip);
+        sort_events(&mut events, &mut scratch.sort, skip);
         let mut group = std::mem::take(&mut scratch.group);
         let counted = count_sorted(&events, halving, &mut group, |g| emit(g));
         (scratch.events, scratch.group) = (events, group);
@@ -398,6 +441,47 @@ mod tests {
             };
             assert!(counts(&got) == counts(&want), "limit {limit}, fan-in {fan_in}, {bytes} bytes");
             assert_eq!(splits > 0, bytes == 200);
+        }
+    }
+
+    /// Every bucket's events, read back in order.
+    fn read_back(src: &Spilled) -> Vec<Vec<Event>> {
+        (0..BUCKETS)
+            .map(|b| {
+                let mut out = Vec::new();
+                src.append(b, &mut Vec::new(), &mut out).unwrap();
+                out
+            })
+            .collect()
+    }
+
+    #[test]
+    fn grouped_batches_read_back_as_the_same_events_pushed_one_by_one() {
+        let dir = TempDir::new("partition-grouped");
+        let input = events(5_000, 3, 4);
+        let mut want = Buckets::new(0, usize::MAX, dir.path(), "want".into());
+        want.push(&input).unwrap();
+        let want = read_back(&want.finish(64).unwrap());
+        assert!(want.iter().filter(|b| !b.is_empty()).count() > 3000);
+        // Held whole, spilled every few batches, and pushes between batches.
+        for (limit, pushed_every) in [(usize::MAX, 0), (2_500, 0), (1_000, 3)] {
+            let mut b = Buckets::new(0, limit, dir.path(), format!("g{limit}-{pushed_every}"));
+            let mut aux = Vec::new();
+            let mut recycled = 0;
+            for (i, chunk) in input.chunks(700).enumerate() {
+                if pushed_every > 0 && i % pushed_every == 0 {
+                    b.push(chunk).unwrap();
+                    continue;
+                }
+                let mut g = Grouped::new();
+                g.events.extend_from_slice(chunk);
+                group_by_bucket(&mut g.events, &mut aux, &mut g.ends);
+                assert_eq!(g.events.len(), chunk.len());
+                recycled += b.push_grouped(g).unwrap().len();
+            }
+            let src = b.finish(64).unwrap();
+            assert_eq!(src.run_count > 0, recycled > 0, "spilled batches are given back");
+            assert!(read_back(&src) == want, "limit {limit}, a push every {pushed_every} batches");
         }
     }
 

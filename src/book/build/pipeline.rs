@@ -8,8 +8,7 @@
 //! counted, so the pass allocates them only until the pipeline is full.
 
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
-use super::partition::group_by_bucket;
-use super::run::BUCKETS;
+use super::partition::{group_by_bucket, Grouped};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::KeyScheme;
 use crate::board::Board;
@@ -107,9 +106,7 @@ pub struct PassSpec<'a> {
 pub struct BatchOut {
     /// The events of the batch's games, grouped by level-0 bucket
     /// ([`group_by_bucket`]), each bucket's in input order.
-    pub events: Vec<Event>,
-    /// Where each bucket's events end in `events`.
-    pub ends: Box<[u32; BUCKETS]>,
+    pub grouped: Grouped,
     pub games: u64,
     pub kept: u64,
     pub rejected: [u64; Rejection::ALL.len()],
@@ -140,12 +137,13 @@ pub struct Meter {
 }
 
 /// Runs one pass; `apply` gets every item in input order and may stop
-/// the pass by failing. Opening an input that does not exist fails the
-/// pass.
+/// the pass by failing. It may keep a batch's events, and gives back the
+/// ones it is done with (for their buffers to be used again). Opening an
+/// input that does not exist fails the pass.
 pub fn run_pass<E: From<crate::input::InputError>>(
     spec: &PassSpec<'_>,
     meter: &Meter,
-    mut apply: impl FnMut(&Item) -> Result<(), E>,
+    mut apply: impl FnMut(Item) -> Result<Vec<Grouped>, E>,
 ) -> Result<(), E> {
     // Open every input first: a missing file fails before any work.
     let mut opened = Vec::with_capacity(spec.inputs.len());
@@ -157,8 +155,8 @@ pub fn run_pass<E: From<crate::input::InputError>>(
     let (out_tx, out_rx) = bounded::<(u64, Item)>(spec.tokens);
     let (token_tx, token_rx) = bounded::<()>(spec.tokens);
     // Counted batches' buffers, back to the workers (never more than the
-    // batches alive: tokens and workers).
-    let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Buffers>();
+    // batches alive: held, in flight and being counted).
+    let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Grouped>();
     for _ in 0..spec.tokens {
         let _ = token_tx.send(());
     }
@@ -199,13 +197,7 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
     }
 }
 
-/// A batch's event buffers, reused from batch to batch.
-struct Buffers {
-    events: Vec<Event>,
-    ends: Box<[u32; BUCKETS]>,
-}
-
-fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>, spare: &Receiver<Buffers>) {
+fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>, spare: &Receiver<Grouped>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
     let mut aux = Vec::new();
     for job in jobs.iter() {
@@ -222,22 +214,21 @@ fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>, sp
     }
 }
 
-/// Applies items in sequence order, returning a token (and the batch's
-/// buffers) for each.
+/// Applies items in sequence order, returning a token for each (and the
+/// buffers `apply` is done with).
 fn count_in_order<E>(
     results: Receiver<(u64, Item)>,
     tokens: Sender<()>,
-    spare: &Sender<Buffers>,
-    apply: &mut impl FnMut(&Item) -> Result<(), E>,
+    spare: &Sender<Grouped>,
+    apply: &mut impl FnMut(Item) -> Result<Vec<Grouped>, E>,
 ) -> Result<(), E> {
     let mut waiting = BTreeMap::new();
     let mut next = 0u64;
     for (seq, item) in results.iter() {
         waiting.insert(seq, item);
         while let Some(item) = waiting.remove(&next) {
-            apply(&item)?;
-            if let Item::Batch(b) = item {
-                let _ = spare.send(Buffers { events: b.events, ends: b.ends });
+            for done in apply(item)? {
+                let _ = spare.send(done);
             }
             next += 1;
             let _ = tokens.send(());
@@ -254,16 +245,14 @@ fn count_batch(
     file: &Arc<Path>,
     batch: &Batch,
     aux: &mut Vec<Event>,
-    buffers: Option<Buffers>,
+    buffers: Option<Grouped>,
 ) -> BatchOut {
-    let Buffers { mut events, ends } =
-        buffers.unwrap_or_else(|| Buffers { events: Vec::new(), ends: Box::new([0; BUCKETS]) });
-    events.clear();
+    let mut grouped = buffers.unwrap_or_default();
+    grouped.events.clear();
     // About one event a move: one per 6 bytes of movetext.
-    events.reserve(batch.text.len() / 6);
+    grouped.events.reserve(batch.text.len() / 6);
     let mut out = BatchOut {
-        events,
-        ends,
+        grouped,
         games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
@@ -282,24 +271,24 @@ fn count_batch(
         match spec.filters.admit(game) {
             Err(r) => out.rejected[r.index()] += 1,
             Ok(admitted) => {
-                let before = out.events.len();
+                let before = out.grouped.events.len();
                 let index = batch.first_index + game.number() - 1;
                 let replay = Replay {
                     board: &mut board,
                     start: &start,
                     source: || GameSource { file: Some(file.clone()), index },
                 };
-                match game_events(spec, game, &admitted, replay, &mut out.events) {
+                match game_events(spec, game, &admitted, replay, &mut out.grouped.events) {
                     Ok(()) => out.kept += 1,
                     Err(e) => {
-                        out.events.truncate(before);
+                        out.grouped.events.truncate(before);
                         out.skipped.push(e);
                     }
                 }
             }
         }
     });
-    group_by_bucket(&mut out.events, aux, &mut out.ends);
+    group_by_bucket(&mut out.grouped.events, aux, &mut out.grouped.ends);
     out
 }
 

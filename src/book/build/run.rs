@@ -29,7 +29,7 @@
 
 use super::pipeline::Event;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -92,20 +92,26 @@ fn decode(b: &[u8]) -> Option<Event> {
 /// Writes a run, bucket after bucket.
 pub struct RunWriter {
     path: PathBuf,
-    out: BufWriter<File>,
+    file: File,
     level: u8,
     counts: Vec<u64>,
     /// The bucket written last (buckets come in ascending order).
     bucket: usize,
+    /// Encoded events not yet written: events are encoded straight into
+    /// it (a run is written a few events at a time, one bucket of one
+    /// batch after another).
     buf: Vec<u8>,
 }
+
+/// Bytes [`RunWriter`] gathers before writing them.
+const WRITE_BYTES: usize = 1 << 20;
 
 impl RunWriter {
     pub fn create(path: &Path, level: u8) -> Result<RunWriter, RunError> {
         let file = File::create(path).map_err(io_err(path))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        out.write_all(&header(level, 0)).map_err(io_err(path))?;
-        Ok(RunWriter { path: path.to_path_buf(), out, level, counts: vec![0; BUCKETS], bucket: 0, buf: Vec::new() })
+        let mut buf = Vec::with_capacity(WRITE_BYTES + CHUNK_EVENTS * EVENT_LEN);
+        buf.extend_from_slice(&header(level, 0));
+        Ok(RunWriter { path: path.to_path_buf(), file, level, counts: vec![0; BUCKETS], bucket: 0, buf })
     }
 
     /// Appends events of `bucket` (all of whose keys are in it): buckets
@@ -116,11 +122,15 @@ impl RunWriter {
         self.bucket = bucket;
         self.counts[bucket] += events.len() as u64;
         for chunk in events.chunks(CHUNK_EVENTS) {
-            self.buf.resize(chunk.len() * EVENT_LEN, 0);
-            for (e, out) in chunk.iter().zip(self.buf.chunks_exact_mut(EVENT_LEN)) {
+            let at = self.buf.len();
+            self.buf.resize(at + chunk.len() * EVENT_LEN, 0);
+            for (e, out) in chunk.iter().zip(self.buf[at..].chunks_exact_mut(EVENT_LEN)) {
                 encode(e, out);
             }
-            self.out.write_all(&self.buf).map_err(io_err(&self.path))?;
+            if self.buf.len() >= WRITE_BYTES {
+                self.file.write_all(&self.buf).map_err(io_err(&self.path))?;
+                self.buf.clear();
+            }
         }
         Ok(())
     }
@@ -130,14 +140,12 @@ impl RunWriter {
     pub fn finish(mut self) -> Result<u64, RunError> {
         let n: u64 = self.counts.iter().sum();
         let path = self.path;
-        let mut footer = Vec::with_capacity(FOOTER_LEN as usize);
         for c in &self.counts {
-            footer.extend_from_slice(&c.to_le_bytes());
+            self.buf.extend_from_slice(&c.to_le_bytes());
         }
-        self.out.write_all(&footer).map_err(io_err(&path))?;
-        let mut file = self.out.into_inner().map_err(|e| io_err(&path)(e.into_error()))?;
-        file.seek(SeekFrom::Start(0)).map_err(io_err(&path))?;
-        file.write_all(&header(self.level, n)).map_err(io_err(&path))?;
+        self.file.write_all(&self.buf).map_err(io_err(&path))?;
+        self.file.seek(SeekFrom::Start(0)).map_err(io_err(&path))?;
+        self.file.write_all(&header(self.level, n)).map_err(io_err(&path))?;
         Ok(n)
     }
 }
