@@ -21,6 +21,7 @@
 //! of whole games that parse independently.
 
 mod comment;
+mod plain;
 pub mod read;
 pub mod stream;
 pub mod view;

@@ -9,6 +9,7 @@
 //! whitespace is a move, its leading move number (`12.`, `12...`) and its
 //! trailing `!`/`?` suffix (a NAG) removed.
 
+use super::plain::{stops, PLAIN};
 use super::{Comment, Game, Notes, SanText, Variation};
 use std::path::Path;
 use std::sync::Arc;
@@ -292,50 +293,6 @@ impl<'t> Sink<'t> for Builder {
     }
 }
 
-/// ASCII bytes that are neither whitespace nor a delimiter, nor `%` or
-/// `[`: inside a token they only extend it.
-static PLAIN: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut c = 0x21;
-    while c < 0x7F {
-        t[c] = !matches!(c as u8, b'{' | b';' | b'(' | b')' | b'[' | b'%');
-        c += 1;
-    }
-    t
-};
-
-/// The end of the run of [`PLAIN`] bytes from `i`. Eight bytes at a time
-/// (a token, mostly three or four bytes, then ends in the first word
-/// without a mispredicted loop exit), the last few one by one.
-#[inline]
-fn plain_end(bytes: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // High bit of each byte of `x` that is zero. Exact for the lowest such
-    // byte (a borrow only ever carries up from a zero byte), which is all
-    // that is read.
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    while let Some(word) = bytes.get(i..i + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        let x = u64::from_le_bytes(w);
-        // Not plain: below 0x21, 0x7F and above, or a delimiter, `%`, `[`.
-        let below = x.wrapping_sub(ONES * 0x21) & !x & HIGH;
-        let mut stop = below | (x & HIGH) | zero(x ^ (ONES * 0x7F));
-        for c in [b'{', b';', b'(', b')', b'[', b'%'] {
-            stop |= zero(x ^ (ONES * u64::from(c)));
-        }
-        if stop != 0 {
-            return i + (stop.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while bytes.get(i).is_some_and(|&d| PLAIN[usize::from(d)]) {
-        i += 1;
-    }
-    i
-}
-
 /// Cuts `text` into tokens for `sink` (the end of the text closes no game:
 /// the caller does).
 pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
@@ -404,17 +361,41 @@ pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
             _ if space => {}
             _ => {
                 let mut s = *start.get_or_insert(i);
-                // The rest of the token's plain bytes, eight at a time.
-                i = plain_end(bytes, i + width);
-                // Movetext's common case, a token, one space, and a plain
-                // byte starting the next token: what the steps above would
-                // do (end the token at the space, pass it, start the next
-                // one), done without them.
-                while bytes.get(i) == Some(&b' ') && bytes.get(i + 1).is_some_and(|&d| PLAIN[usize::from(d)]) {
+                // The rest of the token's plain bytes, then movetext's
+                // common case, a token, one space, and a plain byte
+                // starting the next token: what the steps above would do
+                // (end the token at the space, pass it, start the next
+                // one), done without them, from a mask of the bytes that
+                // are not plain, 64 at a time.
+                i += width;
+                let mut base = i;
+                let mut mask = stops(bytes, base);
+                loop {
+                    // `i - base` is below 64 here.
+                    let ahead = mask >> (i - base);
+                    if ahead == 0 {
+                        (i, base) = (base + 64, base + 64);
+                        mask = stops(bytes, base);
+                        continue;
+                    }
+                    i += ahead.trailing_zeros() as usize;
+                    let next = i + 1 - base;
+                    let next_plain = if next < 64 {
+                        mask >> next & 1 == 0
+                    } else {
+                        bytes.get(i + 1).is_some_and(|&d| PLAIN[usize::from(d)])
+                    };
+                    if bytes.get(i) != Some(&b' ') || !next_plain {
+                        break;
+                    }
                     b.token(&text[s..i]);
                     s = i + 1;
                     start = Some(s);
-                    i = plain_end(bytes, s + 1);
+                    i = s + 1;
+                    if i - base >= 64 {
+                        base = i;
+                        mask = stops(bytes, base);
+                    }
                 }
                 continue;
             }
@@ -423,35 +404,5 @@ pub(super) fn tokenize<'t>(text: &'t str, b: &mut impl Sink<'t>) {
     }
     if let Some(s) = start {
         b.token(&text[s..]);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The end of a plain run found a word at a time is where the byte
-    /// loop stops, for every byte value at every place of a word and
-    /// across word ends.
-    #[test]
-    fn plain_end_stops_where_the_byte_loop_does() {
-        let by_bytes = |b: &[u8], mut i: usize| {
-            while b.get(i).is_some_and(|&d| PLAIN[usize::from(d)]) {
-                i += 1;
-            }
-            i
-        };
-        for stop in 0..=255u8 {
-            for at in 0..20 {
-                let mut text = vec![b'e'; 24];
-                text[at] = stop;
-                for from in 0..=at {
-                    assert_eq!(plain_end(&text, from), by_bytes(&text, from), "byte {stop:#x} at {at} from {from}");
-                }
-            }
-        }
-        assert_eq!(plain_end(b"Nf3 d5", 0), 3);
-        assert_eq!(plain_end(b"exd5{x}", 0), 4);
-        assert_eq!(plain_end(b"abcdefghijk", 0), 11);
     }
 }

@@ -203,3 +203,67 @@ fn views_see_the_games_the_reader_builds() {
         }
     }
 }
+
+/// Records what the tokenizer hands its sink, with runs of spaces
+/// squeezed to one (inside comments and tags).
+#[derive(Default)]
+struct Recorder {
+    calls: Vec<String>,
+    in_moves: bool,
+    depth: usize,
+}
+
+impl<'t> read::Sink<'t> for Recorder {
+    fn in_moves(&self) -> bool {
+        self.in_moves
+    }
+    fn in_variation(&self) -> bool {
+        self.depth > 0
+    }
+    fn token(&mut self, t: &'t str) {
+        self.in_moves = true;
+        self.calls.push(format!("token {t}"));
+    }
+    fn tag(&mut self, inner: &'t str) {
+        self.in_moves = false;
+        self.calls.push(format!("tag {}", inner.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")));
+    }
+    fn comment(&mut self, text: &'t str) {
+        self.calls.push(format!("comment {}", text.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")));
+    }
+    fn open_variation(&mut self) {
+        self.depth += 1;
+        self.calls.push("(".into());
+    }
+    fn close_variation(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        self.calls.push(")".into());
+    }
+}
+
+fn tokens(text: &str) -> Vec<String> {
+    let mut r = Recorder::default();
+    read::tokenize(text, &mut r);
+    r.calls
+}
+
+#[test]
+fn movetext_tokens_cross_the_64_byte_masks() {
+    let moves: Vec<String> = (1..=40).map(|n| format!("{n}. Nf3 Nf6")).collect();
+    let text = moves.join(" ");
+    let want: Vec<String> = text.split(' ').map(|t| format!("token {t}")).collect();
+    // Every offset, so that tokens and their spaces fall on every place of a block.
+    for lead in 0..70 {
+        let padded = format!("{}{text}", " ".repeat(lead));
+        assert_eq!(tokens(&padded), want, "{lead} leading spaces");
+    }
+}
+
+proptest::proptest! {
+    /// One space between tokens takes the tokenizer's fast path, two
+    /// spaces its general step: they must cut the text alike.
+    #[test]
+    fn one_space_or_two_between_tokens_cut_alike(text in "([a-hNBRQKxO0-9+#=.!?-]{1,6}[ \n{}();%\\[\\]\"]?){0,120}") {
+        proptest::prop_assert_eq!(tokens(&text), tokens(&text.replace(' ', "  ")));
+    }
+}
