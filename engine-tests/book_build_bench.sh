@@ -4,7 +4,10 @@
 # beside Debian's `polyglot make-book` on the same plain file, in one run.
 # Prints MB/s of PGN, games/s and peak resident memory (from
 # /usr/bin/time -v), the machine's load, and whether the books are equal.
-# Figures, not a test. Usage: book_build_bench.sh ENGINE DIR
+# Each Archivist setting runs RUNS times (default 3) and the median run
+# is shown, with the slowest and fastest: the machine's speed drifts by
+# up to 30% from run to run. Figures, not a test.
+# Usage: book_build_bench.sh ENGINE DIR
 set -eu
 ENGINE=$1
 DIR=$2
@@ -17,6 +20,8 @@ BYTES=$(stat -c %s "$PGN")
 GAMES=$(grep -c '^\[Event ' "$PGN")
 echo "input: $PGN, $BYTES bytes, $GAMES games; $ZST, $(stat -c %s "$ZST") bytes"
 
+RUNS=${RUNS:-3}
+
 # measure LABEL OUT COMMAND...: one timed run.
 measure() {
   label=$1; shift
@@ -27,11 +32,27 @@ measure() {
     'BEGIN { printf "%-34s %7.1f MB/s %9.0f games/s %8.1f s  peak RSS %6.1f MB  (load %s)\n", l, b/1e6/s, g/s, s, r/1024, u }'
 }
 
+# measure_runs LABEL COMMAND...: RUNS timed runs; the median one's line
+# (and its summary, kept in err.txt), then the range of MB/s.
+measure_runs() {
+  label=$1; shift
+  : >"$DIR/runs.txt"
+  for run in $(seq "$RUNS"); do
+    line=$(measure "$label" "$@")
+    cp "$DIR/err.txt" "$DIR/err-$run.txt"
+    echo "$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "MB/s") print $i }') $run $line" >>"$DIR/runs.txt"
+  done
+  median=$(sort -n "$DIR/runs.txt" | sed -n "$(( (RUNS + 1) / 2 ))p")
+  echo "$median" | cut -d' ' -f3- | sed "s/^\($label\)/\1 (median of $RUNS)/"
+  cp "$DIR/err-$(echo "$median" | cut -d' ' -f2).txt" "$DIR/err.txt"
+  sort -n "$DIR/runs.txt" | awk '{ v[NR] = $1 } END { printf "    runs: %s", v[1]; for (i = 2; i <= NR; i++) printf ", %s", v[i]; print " MB/s" }'
+}
+
 measure "polyglot make-book (plain)" "$POLYGLOT" make-book -pgn "$PGN" -bin "$DIR/polyglot.bin"
 for input in "$PGN" "$ZST"; do
   kind=plain; [ "$input" = "$ZST" ] && kind=zst
   for t in 1 2; do
-    measure "archivist $kind, $t thread(s), --memory $MEMORY" \
+    measure_runs "archivist $kind, $t thread(s), --memory $MEMORY" \
       "$ENGINE" book build --pgn "$input" --out "$DIR/archivist-$kind-$t.bin" --threads "$t" --memory "$MEMORY"
     grep '^summary:' "$DIR/err.txt" | sed 's/^/    /'
     if cmp -s "$DIR/archivist-$kind-$t.bin" "$DIR/polyglot.bin"; then

@@ -145,13 +145,13 @@ impl Buckets {
 
     /// Ends the input: the runs are opened for reading, combined first
     /// (`fan_in` at a time, in stages) while there are more than `fan_in`.
-    pub fn finish(mut self, fan_in: usize) -> Result<Spilled, RunError> {
-        self.absorb_batches();
+    pub fn finish(self, fan_in: usize) -> Result<Spilled, RunError> {
         let fan_in = fan_in.max(2);
         let mut spilled = Spilled {
             level: self.level,
             runs: Vec::new(),
             lists: self.lists,
+            batches: self.batches,
             run_count: self.runs.len(),
             spilled: self.spilled,
         };
@@ -233,6 +233,8 @@ pub struct Spilled {
     level: u8,
     runs: Vec<RunReader>,
     lists: Vec<Vec<Event>>,
+    /// Held batches, after the lists (see [`Buckets`]).
+    batches: Vec<Grouped>,
     /// Runs spilled (before any combining) and the events in them.
     pub run_count: usize,
     pub spilled: u64,
@@ -241,7 +243,9 @@ pub struct Spilled {
 impl Spilled {
     /// Events in bucket `b`.
     pub fn len(&self, b: usize) -> usize {
-        self.runs.iter().map(|r| r.len(b) as usize).sum::<usize>() + self.lists[b].len()
+        self.runs.iter().map(|r| r.len(b) as usize).sum::<usize>()
+            + self.lists[b].len()
+            + self.batches.iter().map(|g| g.bucket(b).len()).sum::<usize>()
     }
 
     /// Gives back the runs' space from bucket `b` on (see
@@ -261,6 +265,9 @@ impl Spilled {
             r.append_bucket(b, scratch, out)?;
         }
         out.extend_from_slice(&self.lists[b]);
+        for g in &self.batches {
+            out.extend_from_slice(g.bucket(b));
+        }
         Ok(())
     }
 
@@ -274,7 +281,8 @@ impl Spilled {
         for r in &self.runs {
             r.read_bucket(b, &mut scratch.bytes, &mut scratch.chunk, &mut f)?;
         }
-        f(&self.lists[b])
+        f(&self.lists[b])?;
+        self.batches.iter().try_for_each(|g| f(g.bucket(b)))
     }
 }
 
@@ -444,12 +452,20 @@ mod tests {
         }
     }
 
-    /// Every bucket's events, read back in order.
+    /// Every bucket's events, read back in order (both ways, alike).
     fn read_back(src: &Spilled) -> Vec<Vec<Event>> {
+        let mut scratch = Scratch::default();
         (0..BUCKETS)
             .map(|b| {
                 let mut out = Vec::new();
                 src.append(b, &mut Vec::new(), &mut out).unwrap();
+                let mut chunks = Vec::new();
+                src.read(b, &mut scratch, |ev| {
+                    chunks.extend_from_slice(ev);
+                    Ok::<(), RunError>(())
+                })
+                .unwrap();
+                assert_eq!((out.len(), &out), (src.len(b), &chunks));
                 out
             })
             .collect()
