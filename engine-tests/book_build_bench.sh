@@ -22,6 +22,16 @@ echo "input: $PGN, $BYTES bytes, $GAMES games; $ZST, $(stat -c %s "$ZST") bytes"
 
 RUNS=${RUNS:-3}
 
+# warm FILE: reads FILE into the page cache before a timed run. This
+# machine's kernel gives back cached pages it has not used for a while
+# (after a run, half of the plain input was no longer cached), so a run
+# would otherwise read part of its input from the disk, a part that
+# varies from run to run: every run, the reference's too, starts with
+# its input cached.
+warm() {
+  cat "$1" >/dev/null
+}
+
 # measure LABEL OUT COMMAND...: one timed run.
 measure() {
   label=$1; shift
@@ -32,12 +42,14 @@ measure() {
     'BEGIN { printf "%-34s %7.1f MB/s %9.0f games/s %8.1f s  peak RSS %6.1f MB  (load %s)\n", l, b/1e6/s, g/s, s, r/1024, u }'
 }
 
-# measure_runs LABEL COMMAND...: RUNS timed runs; the median one's line
-# (and its summary, kept in err.txt), then the range of MB/s.
+# measure_runs LABEL INPUT COMMAND...: RUNS timed runs, each after INPUT
+# is warmed; the median one's line (and its summary, kept in err.txt),
+# then the range of MB/s.
 measure_runs() {
-  label=$1; shift
+  label=$1; warmed=$2; shift 2
   : >"$DIR/runs.txt"
   for run in $(seq "$RUNS"); do
+    warm "$warmed"
     line=$(measure "$label" "$@")
     cp "$DIR/err.txt" "$DIR/err-$run.txt"
     echo "$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "MB/s") print $i }') $run $line" >>"$DIR/runs.txt"
@@ -48,11 +60,12 @@ measure_runs() {
   sort -n "$DIR/runs.txt" | awk '{ v[NR] = $1 } END { printf "    runs: %s", v[1]; for (i = 2; i <= NR; i++) printf ", %s", v[i]; print " MB/s" }'
 }
 
+warm "$PGN"
 measure "polyglot make-book (plain)" "$POLYGLOT" make-book -pgn "$PGN" -bin "$DIR/polyglot.bin"
 for input in "$PGN" "$ZST"; do
   kind=plain; [ "$input" = "$ZST" ] && kind=zst
   for t in 1 2; do
-    measure_runs "archivist $kind, $t thread(s), --memory $MEMORY" \
+    measure_runs "archivist $kind, $t thread(s), --memory $MEMORY" "$input" \
       "$ENGINE" book build --pgn "$input" --out "$DIR/archivist-$kind-$t.bin" --threads "$t" --memory "$MEMORY"
     grep '^summary:' "$DIR/err.txt" | sed 's/^/    /'
     if cmp -s "$DIR/archivist-$kind-$t.bin" "$DIR/polyglot.bin"; then
