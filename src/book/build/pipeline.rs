@@ -5,7 +5,9 @@
 //! counts, and the order in which moves are first met, do not depend on
 //! the number of threads). A fixed number of batch tokens bounds the
 //! memory in flight; a batch's event buffers go back to the workers once
-//! counted, so the pass allocates them only until the pipeline is full.
+//! the counter is done with them (it holds batches until it spills them
+//! to a run), so the pass allocates them only until the pipeline and the
+//! held batches are full.
 
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
 use super::partition::{group_by_bucket, Grouped};
@@ -154,7 +156,7 @@ pub fn run_pass<E: From<crate::input::InputError>>(
     let (job_tx, job_rx) = bounded::<Job>(spec.tokens);
     let (out_tx, out_rx) = bounded::<(u64, Item)>(spec.tokens);
     let (token_tx, token_rx) = bounded::<()>(spec.tokens);
-    // Counted batches' buffers, back to the workers (never more than the
+    // Spilled batches' buffers, back to the workers (never more than the
     // batches alive: held, in flight and being counted).
     let (spare_tx, spare_rx) = crossbeam_channel::unbounded::<Grouped>();
     for _ in 0..spec.tokens {
