@@ -24,7 +24,7 @@ pub mod zobrist;
 
 use crate::attacks;
 use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
-use zobrist::KeyScheme;
+use zobrist::{KeyScheme, Zobrist};
 
 pub use fen::FenError;
 pub use movegen::MoveList;
@@ -489,15 +489,8 @@ impl Board {
         let them = !us;
         let from = m.from();
         let to = m.to();
-        // Straight from the board into the history: a copy through a local
-        // was read back before its narrow stores had landed (a stalled
-        // store-to-load forward on every move).
-        self.history.push(self.state);
+        let key = self.push_history(z);
         let prev = &self.state;
-        let mut key = prev.key ^ z.side;
-        if let Some(ep) = prev.ep {
-            key ^= z.enpassant[ep.file() as usize];
-        }
         let mut st = State {
             key,
             castling: prev.castling,
@@ -618,15 +611,26 @@ impl Board {
         self.debug_check();
     }
 
-    /// Passes the move (for null-move pruning). Must not be called in check.
-    pub fn make_null_move(&mut self) {
-        let z = self.keys.table();
-        let prev = self.state;
-        self.history.push(prev);
-        let mut key = prev.key ^ z.side;
-        if let Some(ep) = prev.ep {
+    /// Pushes the current state onto the history and gives the key with
+    /// the side to move passed and the en-passant square gone: where
+    /// every move's key starts. The state goes straight from the board
+    /// into the history: a copy through a local was read back before its
+    /// narrow stores had landed (a stalled store-to-load forward on every
+    /// move).
+    #[inline]
+    fn push_history(&mut self, z: &Zobrist) -> u64 {
+        self.history.push(self.state);
+        let mut key = self.state.key ^ z.side;
+        if let Some(ep) = self.state.ep {
             key ^= z.enpassant[ep.file() as usize];
         }
+        key
+    }
+
+    /// Passes the move (for null-move pruning). Must not be called in check.
+    pub fn make_null_move(&mut self) {
+        let key = self.push_history(self.keys.table());
+        let prev = &self.state;
         self.state = State {
             key,
             castling: prev.castling,
