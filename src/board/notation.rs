@@ -142,7 +142,72 @@ impl Board {
     }
 
     /// Parses SAN (lenient about `x`, `=`, check marks and `!?` annotations).
+    #[inline]
     pub fn parse_san(&self, text: &str) -> Result<Move, NotationError> {
+        match self.parse_common_san(text.as_bytes()) {
+            Some(m) => Ok(m),
+            None => self.parse_any_san(text),
+        }
+    }
+
+    /// The commonest shapes of SAN, read and resolved in one go: a pawn
+    /// push (`e4`), a piece move (`Nf3`, `Nxf3`) and a pawn capture
+    /// (`exd5`), each maybe with `+` or `#`. Gives the move that
+    /// [`Board::parse_any_san`] gives when exactly one piece can make it
+    /// and it is legal; `None` for anything else (castling, promotion,
+    /// disambiguation, en passant, errors), which that general path then
+    /// takes. PGN replay spends its time here: this path makes no
+    /// [`San`], no iterator and no search over candidates.
+    #[inline]
+    pub(super) fn parse_common_san(&self, text: &[u8]) -> Option<Move> {
+        let body = match text {
+            [body @ .., b'+' | b'#'] => body,
+            _ => text,
+        };
+        let (lead, to) = match *body {
+            [ref lead @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] => (lead, Square::from_coords(f - b'a', r - b'1')),
+            _ => return None,
+        };
+        let us = self.side;
+        let (ours, theirs) = (self.by_color[us.index()], self.by_color[(!us).index()]);
+        if ours.contains(to) {
+            return None;
+        }
+        let occ = ours | theirs;
+        let pawns = ours & self.by_type[PieceType::Pawn.index()];
+        let last_rank = Bitboard::rank(us.relative_rank(7)).contains(to);
+        let (piece, from) = match *lead {
+            // A push lands on an empty square short of the last rank.
+            [] if !last_rank && !theirs.contains(to) => {
+                let one = to.bb().forward(!us);
+                let two = (one & !occ).forward(!us) & Bitboard::rank(us.relative_rank(1));
+                (PieceType::Pawn, (one | two) & pawns)
+            }
+            [p @ (b'N' | b'B' | b'R' | b'Q' | b'K')] | [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), b'x'] => {
+                let piece = match p {
+                    b'N' => PieceType::Knight,
+                    b'B' => PieceType::Bishop,
+                    b'R' => PieceType::Rook,
+                    b'Q' => PieceType::Queen,
+                    _ => PieceType::King,
+                };
+                (piece, self.reaching(piece, to, ours & self.by_type[piece.index()], occ))
+            }
+            // A capture (en passant aside) short of the last rank.
+            [f @ b'a'..=b'h', b'x'] if !last_rank && theirs.contains(to) => {
+                (PieceType::Pawn, attacks::pawn(!us, to) & pawns & Bitboard::file(f - b'a'))
+            }
+            _ => return None,
+        };
+        if from.is_empty() || from.more_than_one() {
+            return None;
+        }
+        let m = Move::normal(from.lsb(), to);
+        self.candidate_is_legal(m, piece, &mut None).then_some(m)
+    }
+
+    /// [`Board::parse_san`] for any text.
+    pub(super) fn parse_any_san(&self, text: &str) -> Result<Move, NotationError> {
         let (piece, to, promo, from_file, from_rank) = match San::parse(text)? {
             San::Castle { king_side } => {
                 // Only the castling moves: no castling out of check.
@@ -181,6 +246,7 @@ impl Board {
     /// the king's safety is left to check (en passant, rare, goes through
     /// `is_legal`). `pinned` caches [`Board::pinned`] for the side to move,
     /// looked up only for a piece on a line with its king.
+    #[inline(always)]
     fn candidate_is_legal(&self, m: Move, piece: PieceType, pinned: &mut Option<Bitboard>) -> bool {
         let us = self.side_to_move();
         let (from, to) = (m.from(), m.to());
@@ -250,7 +316,7 @@ impl Board {
     /// lines through `to` with nothing between: few pieces, each looked up
     /// in the small line tables rather than the large slider table (which
     /// a replay of games mostly misses).
-    #[inline]
+    #[inline(always)]
     fn reaching(&self, piece: PieceType, to: Square, from: Bitboard, occ: Bitboard) -> Bitboard {
         let lines = match piece {
             PieceType::Knight => return attacks::knight(to) & from,

@@ -514,6 +514,60 @@ fn san_resolution_agrees_with_matching_generated_moves() {
     assert!(texts > 100_000 && resolved > 1_000, "{texts} texts, {resolved} resolved");
 }
 
+/// The shortcut for the commonest SAN shapes gives a move only where the
+/// general path gives that same move: for every legal move's SAN, with
+/// and without `x` and check marks, and for pushes, captures and piece
+/// moves to every square, legal or not. It takes most of a game's moves.
+#[test]
+fn common_san_shapes_resolve_as_the_general_path_does() {
+    let (mut texts, mut shortcut, mut legal_sans, mut legal_shortcut) = (0u64, 0u64, 0u64, 0u64);
+    let mut check = |b: &Board, text: &str| -> bool {
+        let general = b.parse_any_san(text);
+        let common = b.parse_common_san(text.as_bytes());
+        if let Some(m) = common {
+            assert_eq!(general, Ok(m), "{text} in {}", b.fen());
+        }
+        assert_eq!(b.parse_san(text), general, "{text} in {}", b.fen());
+        texts += 1;
+        shortcut += common.is_some() as u64;
+        common.is_some()
+    };
+    // Promotions (which the shortcut must leave alone), en passant, a
+    // pin, a check to block, and two knights that reach one square.
+    let special = [
+        "r1n1k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/1p6/R1N1K3 b - - 0 1",
+        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+        "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
+        "4k3/4r3/8/8/8/8/3N4/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/N1N1K3 w - - 0 1",
+    ];
+    let mut boards: Vec<Board> = special.iter().map(|f| Board::from_fen(f, false).expect(f)).collect();
+    random_game_positions(43, 2, &mut |b| boards.push(b.clone()));
+    for b in &mut boards {
+        for m in b.legal_moves().iter() {
+            let san = b.move_to_san(m);
+            let bare = san.trim_end_matches(['+', '#']).to_string();
+            legal_sans += 1;
+            legal_shortcut += check(b, &san) as u64;
+            for text in [bare.clone(), format!("{bare}+"), format!("{bare}#"), bare.replace('x', "")] {
+                check(b, &text);
+            }
+        }
+        for sq in 0..64u8 {
+            let to = Square::new(sq).to_string();
+            for lead in ["", "N", "B", "R", "Q", "K", "Nx", "Kx", "Qx", "ax", "bx", "dx", "ex", "hx", "x", "Pe"] {
+                for mark in ["", "+", "#"] {
+                    check(b, &format!("{lead}{to}{mark}"));
+                }
+            }
+        }
+    }
+    assert!(texts > 100_000, "{texts} texts");
+    assert!(shortcut > texts / 50, "{shortcut} of {texts} texts took the shortcut");
+    assert!(legal_shortcut * 10 > legal_sans * 7, "{legal_shortcut} of {legal_sans} legal moves took the shortcut");
+}
+
 /// The replay's make (checkers through the line tables) leaves every
 /// position as the search's make does, after every legal move of many
 /// random positions, checks and discovered checks included.

@@ -58,6 +58,10 @@ pub(super) enum Token<'t> {
 }
 
 impl<'t> Token<'t> {
+    /// Inlined into the tokenizer's callers for the two commonest
+    /// tokens, a bare move and a move number; [`Token::of_any`] reads
+    /// the rest.
+    #[inline]
     pub(super) fn of(t: &'t str) -> Token<'t> {
         // Most tokens are bare moves: a letter first (no result, move
         // number or NAG starts so) and no `!`/`?` last, so nothing to cut.
@@ -74,6 +78,12 @@ impl<'t> Token<'t> {
                 }
             }
         }
+        Token::of_any(t)
+    }
+
+    /// [`Token::of`] for any token.
+    #[inline(never)]
+    fn of_any(t: &'t str) -> Token<'t> {
         if is_result(t) {
             return Token::Result;
         }
