@@ -122,6 +122,37 @@ pub(super) trait Sink<'t> {
 
 /// A tag section's name and value (quotes and `\"` escapes removed).
 pub(super) fn tag_pair(inner: &str) -> Option<(&str, std::borrow::Cow<'_, str>)> {
+    match canonical_tag_pair(inner) {
+        Some((k, v)) => Some((k, v.into())),
+        None => any_tag_pair(inner),
+    }
+}
+
+/// [`tag_pair`] for the form nearly every tag has, `Name "value"`: a name
+/// of ASCII letters, digits and `_`, one space, and a quoted value that
+/// holds no `\` and neither starts nor ends with a further `"`. Gives
+/// what [`any_tag_pair`] gives for such a text; `None` for any other.
+#[inline]
+pub(super) fn canonical_tag_pair(inner: &str) -> Option<(&str, &str)> {
+    let b = inner.as_bytes();
+    let sp = b.iter().position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))?;
+    let (name, rest) = b.split_at(sp);
+    match *rest {
+        [b' ', b'"', ref value @ .., b'"']
+            if !name.is_empty()
+                && value.first() != Some(&b'"')
+                && value.last() != Some(&b'"')
+                && !value.contains(&b'\\') =>
+        {
+            // The cuts fall next to ASCII bytes, on character boundaries.
+            Some((&inner[..sp], &inner[sp + 2..b.len() - 1]))
+        }
+        _ => None,
+    }
+}
+
+/// [`tag_pair`] for any text.
+pub(super) fn any_tag_pair(inner: &str) -> Option<(&str, std::borrow::Cow<'_, str>)> {
     let (k, v) = inner.trim().split_once(char::is_whitespace)?;
     let v = v.trim().trim_matches('"');
     Some((k, if v.contains("\\\"") { v.replace("\\\"", "\"").into() } else { v.into() }))

@@ -267,3 +267,48 @@ proptest::proptest! {
         proptest::prop_assert_eq!(tokens(&text), tokens(&text.replace(' ', "  ")));
     }
 }
+
+/// The tags of real files (and those a tag section may hold at worst):
+/// the canonical form's shortcut takes the first ones and gives what the
+/// general reading gives.
+#[test]
+fn canonical_tags_read_as_the_general_path_reads_them() {
+    for inner in
+        ["Event \"Rated Blitz game\"", "WhiteElo \"1884\"", "Date \"2023.01.15\"", "Annotator \"\"", "X_1 \"a\"b\""]
+    {
+        assert!(read::canonical_tag_pair(inner).is_some(), "{inner}");
+        assert_eq!(read::tag_pair(inner), read::any_tag_pair(inner), "{inner}");
+    }
+    for inner in [
+        " Event \"x\"",
+        "Event  \"x\"",
+        "Event\t\"x\"",
+        "Event \"\"x\"\"",
+        "Event \"x\\\"y\"",
+        "Event \"x\" ",
+        "Event \"",
+        "Event x",
+        "Évent \"x\"",
+        "\"x\"",
+    ] {
+        assert!(read::canonical_tag_pair(inner).is_none(), "{inner}");
+        assert_eq!(read::tag_pair(inner), read::any_tag_pair(inner), "{inner}");
+    }
+}
+
+proptest::proptest! {
+    /// Whatever a tag section holds, the shortcut for the canonical form
+    /// and the general reading give the same name and value.
+    #[test]
+    fn tag_pairs_read_alike_by_either_path(inner in "[A-Za-z0-9_ \t\"\\\\\u{a0}\u{3000}é-]{0,14}") {
+        proptest::prop_assert_eq!(read::tag_pair(&inner), read::any_tag_pair(&inner));
+    }
+
+    /// The same for texts of the canonical shape, with quotes, escapes and
+    /// spaces where they make a difference.
+    #[test]
+    fn canonical_looking_tags_read_alike(name in "[A-Za-z0-9_]{0,6}", value in "[a-z \"\\\\\u{a0}]{0,8}") {
+        let inner = format!("{name} \"{value}\"");
+        proptest::prop_assert_eq!(read::tag_pair(&inner), read::any_tag_pair(&inner));
+    }
+}
