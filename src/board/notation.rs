@@ -16,7 +16,7 @@
 
 use super::{Board, MoveList};
 use crate::attacks;
-use crate::types::{Bitboard, Move, MoveKind, PieceType, Square};
+use crate::types::{Bitboard, Color, Move, MoveKind, PieceType, Square};
 use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -178,19 +178,9 @@ impl Board {
         let last_rank = Bitboard::rank(us.relative_rank(7)).contains(to);
         let (piece, from) = match *lead {
             // A push lands on an empty square short of the last rank.
-            [] if !last_rank && !theirs.contains(to) => {
-                let one = to.bb().forward(!us);
-                let two = (one & !occ).forward(!us) & Bitboard::rank(us.relative_rank(1));
-                (PieceType::Pawn, (one | two) & pawns)
-            }
+            [] if !last_rank && !theirs.contains(to) => (PieceType::Pawn, push_origins(us, to, occ) & pawns),
             [p @ (b'N' | b'B' | b'R' | b'Q' | b'K')] | [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), b'x'] => {
-                let piece = match p {
-                    b'N' => PieceType::Knight,
-                    b'B' => PieceType::Bishop,
-                    b'R' => PieceType::Rook,
-                    b'Q' => PieceType::Queen,
-                    _ => PieceType::King,
-                };
+                let piece = PieceType::from_char(p as char)?;
                 (piece, self.reaching(piece, to, ours & self.by_type[piece.index()], occ))
             }
             // A capture (en passant aside) short of the last rank.
@@ -294,9 +284,7 @@ impl Board {
             if self.color_bb(!us).contains(to) {
                 normal = attacks::pawn(!us, to) & ours;
             } else {
-                let one = to.bb().forward(!us);
-                let two = (one & !occ).forward(!us) & Bitboard::rank(us.relative_rank(1));
-                normal = (one | two) & ours;
+                normal = push_origins(us, to, occ) & ours;
                 if self.ep_square() == Some(to) {
                     en_passant = attacks::pawn(!us, to) & ours;
                 }
@@ -378,6 +366,17 @@ impl Board {
     pub fn from_record_move(&self, raw: u16) -> Option<Move> {
         self.legal_moves().iter().find(|&m| self.to_record_move(m) == raw)
     }
+}
+
+/// The squares from which a pawn of `us` pushes to `to` over `occ`: the
+/// one behind it, and the one two behind when that is on the pawns'
+/// start rank and the square between is empty (whose pawns stand there
+/// is the caller's to check).
+#[inline]
+fn push_origins(us: Color, to: Square, occ: Bitboard) -> Bitboard {
+    let one = to.bb().forward(!us);
+    let two = (one & !occ).forward(!us) & Bitboard::rank(us.relative_rank(1));
+    one | two
 }
 
 /// The Polyglot move field of an engine move (castling stays king-takes-rook).
