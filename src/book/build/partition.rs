@@ -10,7 +10,7 @@
 
 use super::count::{count_sorted, sort_events, Group, MapCount, SortScratch};
 use super::pipeline::{Counting, Event};
-use super::run::{bucket_of, RunError, RunReader, RunWriter, BUCKETS, BUCKET_BITS, MAX_LEVEL};
+use super::run::{bucket_of, Layout, RunError, RunReader, RunWriter, BUCKETS, BUCKET_BITS, MAX_LEVEL};
 use super::BuildError;
 use std::path::{Path, PathBuf};
 
@@ -51,6 +51,7 @@ impl Default for Grouped {
 /// the lists came before whatever is in the batches.
 pub struct Buckets {
     level: u8,
+    layout: Layout,
     lists: Vec<Vec<Event>>,
     /// Room each list gets when first used.
     each: usize,
@@ -67,12 +68,13 @@ pub struct Buckets {
 
 impl Buckets {
     /// Buckets of `level` holding at most `limit` events, spilling runs
-    /// named `{name}-{n}` to `dir`.
-    pub fn new(level: u8, limit: usize, dir: &Path, name: String) -> Buckets {
+    /// of `layout` named `{name}-{n}` to `dir`.
+    pub fn new(level: u8, layout: Layout, limit: usize, dir: &Path, name: String) -> Buckets {
         // Room for an even share each, so the lists seldom grow.
         let each = (limit / BUCKETS + limit / BUCKETS / 4).min(1 << 16);
         Buckets {
             level,
+            layout,
             lists: (0..BUCKETS).map(|_| Vec::new()).collect(),
             each,
             batches: Vec::new(),
@@ -129,7 +131,7 @@ impl Buckets {
 
     fn spill(&mut self) -> Result<Vec<Grouped>, RunError> {
         let path = self.dir.join(format!("{}-{:05}", self.name, self.runs.len()));
-        let mut w = RunWriter::create(&path, self.level)?;
+        let mut w = RunWriter::create(&path, self.level, self.layout)?;
         for (b, list) in self.lists.iter_mut().enumerate() {
             w.write_bucket(b, list)?;
             list.clear();
@@ -149,6 +151,7 @@ impl Buckets {
         let fan_in = fan_in.max(2);
         let mut spilled = Spilled {
             level: self.level,
+            layout: self.layout,
             runs: Vec::new(),
             lists: self.lists,
             batches: self.batches,
@@ -165,14 +168,14 @@ impl Buckets {
                     continue;
                 }
                 let path = self.dir.join(format!("{}-s{stage}-{i:05}", self.name));
-                combine(chunk, &path, self.level)?;
+                combine(chunk, &path, self.level, self.layout)?;
                 next.push(path);
             }
             paths = next;
             stage += 1;
         }
         for p in &paths {
-            spilled.runs.push(RunReader::open(p, self.level)?);
+            spilled.runs.push(RunReader::open(p, self.level, self.layout)?);
         }
         Ok(spilled)
     }
@@ -211,9 +214,9 @@ pub fn group_by_bucket(events: &mut Vec<Event>, aux: &mut Vec<Event>, ends: &mut
 
 /// Writes the runs `inputs` as one (bucket by bucket, each bucket's events
 /// in the inputs' order) and deletes them.
-fn combine(inputs: &[PathBuf], out: &Path, level: u8) -> Result<(), RunError> {
-    let readers = inputs.iter().map(|p| RunReader::open(p, level)).collect::<Result<Vec<_>, _>>()?;
-    let mut w = RunWriter::create(out, level)?;
+fn combine(inputs: &[PathBuf], out: &Path, level: u8, layout: Layout) -> Result<(), RunError> {
+    let readers = inputs.iter().map(|p| RunReader::open(p, level, layout)).collect::<Result<Vec<_>, _>>()?;
+    let mut w = RunWriter::create(out, level, layout)?;
     let (mut buf, mut events) = (Vec::new(), Vec::new());
     for b in 0..BUCKETS {
         for r in &readers {
@@ -231,6 +234,7 @@ fn combine(inputs: &[PathBuf], out: &Path, level: u8) -> Result<(), RunError> {
 /// order, then what was still held.
 pub struct Spilled {
     level: u8,
+    layout: Layout,
     runs: Vec<RunReader>,
     lists: Vec<Vec<Event>>,
     /// Held batches, after the lists (see [`Buckets`]).
@@ -365,7 +369,7 @@ pub fn count_bucket(
     let level = src.level + 1;
     let limit = spec.bytes / 2 / std::mem::size_of::<Event>();
     let name = format!("{}-{level}-{b}", spec.name);
-    let mut deeper = Buckets::new(level, limit, spec.dir, name);
+    let mut deeper = Buckets::new(level, src.layout, limit, spec.dir, name);
     src.read(b, scratch, |ev| deeper.push(ev))?;
     let deeper = deeper.finish(spec.fan_in)?;
     let mut splits = 1;
@@ -420,11 +424,17 @@ mod tests {
 
     #[test]
     fn counts_are_the_same_held_spilled_combined_or_split_again() {
+        for layout in [Layout::Full, Layout::Compact] {
+            counts_are_the_same_in(layout);
+        }
+    }
+
+    fn counts_are_the_same_in(layout: Layout) {
         let dir = TempDir::new("partition");
         let input = events(20_000, 2, 1);
         let spec =
             |bytes, fan_in| CountSpec { counting: Counting::Polyglot, bytes, fan_in, dir: dir.path(), name: "t" };
-        let mut held = Buckets::new(0, usize::MAX, dir.path(), "held".into());
+        let mut held = Buckets::new(0, layout, usize::MAX, dir.path(), "held".into());
         held.push(&input).unwrap();
         let held = held.finish(64).unwrap();
         assert_eq!(held.run_count, 0);
@@ -435,7 +445,7 @@ mod tests {
         // 200 bytes a bucket: buckets of more than 8 events go to a map,
         // which holds no position: they are split again.
         for (limit, fan_in, bytes) in [(1000, 64, 1 << 20), (1000, 3, 1 << 20), (700, 2, 200)] {
-            let mut b = Buckets::new(0, limit, dir.path(), format!("s{limit}-{fan_in}"));
+            let mut b = Buckets::new(0, layout, limit, dir.path(), format!("s{limit}-{fan_in}"));
             for chunk in input.chunks(333) {
                 b.push(chunk).unwrap();
             }
@@ -447,7 +457,7 @@ mod tests {
             let counts = |gs: &[Group]| -> Counts {
                 gs.iter().map(|g| (g.key, g.moves.iter().map(|r| (r.mv, r.n, r.sum, r.flags)).collect())).collect()
             };
-            assert!(counts(&got) == counts(&want), "limit {limit}, fan-in {fan_in}, {bytes} bytes");
+            assert!(counts(&got) == counts(&want), "{layout:?}, limit {limit}, fan-in {fan_in}, {bytes} bytes");
             assert_eq!(splits > 0, bytes == 200);
         }
     }
@@ -473,15 +483,21 @@ mod tests {
 
     #[test]
     fn grouped_batches_read_back_as_the_same_events_pushed_one_by_one() {
+        for layout in [Layout::Full, Layout::Compact] {
+            grouped_batches_read_back_in(layout);
+        }
+    }
+
+    fn grouped_batches_read_back_in(layout: Layout) {
         let dir = TempDir::new("partition-grouped");
         let input = events(5_000, 3, 4);
-        let mut want = Buckets::new(0, usize::MAX, dir.path(), "want".into());
+        let mut want = Buckets::new(0, layout, usize::MAX, dir.path(), "want".into());
         want.push(&input).unwrap();
         let want = read_back(&want.finish(64).unwrap());
         assert!(want.iter().filter(|b| !b.is_empty()).count() > 3000);
         // Held whole, spilled every few batches, and pushes between batches.
         for (limit, pushed_every) in [(usize::MAX, 0), (2_500, 0), (1_000, 3)] {
-            let mut b = Buckets::new(0, limit, dir.path(), format!("g{limit}-{pushed_every}"));
+            let mut b = Buckets::new(0, layout, limit, dir.path(), format!("g{limit}-{pushed_every}"));
             let mut aux = Vec::new();
             let mut recycled = 0;
             for (i, chunk) in input.chunks(700).enumerate() {
@@ -497,14 +513,14 @@ mod tests {
             }
             let src = b.finish(64).unwrap();
             assert_eq!(src.run_count > 0, recycled > 0, "spilled batches are given back");
-            assert!(read_back(&src) == want, "limit {limit}, a push every {pushed_every} batches");
+            assert!(read_back(&src) == want, "{layout:?}, limit {limit}, a push every {pushed_every} batches");
         }
     }
 
     #[test]
     fn a_bucket_that_cannot_be_split_enough_is_a_budget_error() {
         let dir = TempDir::new("partition-budget");
-        let mut b = Buckets::new(MAX_LEVEL, usize::MAX, dir.path(), "x".into());
+        let mut b = Buckets::new(MAX_LEVEL, Layout::Full, usize::MAX, dir.path(), "x".into());
         // 50 positions in one bucket of the deepest level (key bits 4 to 15 clear).
         let one_bucket: Vec<Event> = (1..=50u64).map(|i| Event::new(i << 20, 0, 0, 0, false)).collect();
         b.push(&one_bucket).unwrap();

@@ -331,9 +331,11 @@ fn game_events(
         match spec.counting {
             Counting::Polyglot => {
                 debug_assert_eq!(board.key(), crate::board::zobrist::polyglot_key(board), "{}", board.fen());
+                // No rating: Polyglot counts only moves and points (and
+                // its runs are compact, see `run::Layout`).
                 if let Some(m) = m {
                     let mv = to_polyglot_move(m);
-                    events.push(Event::new(board.key(), mv, rating, mover_pts, stm == Color::White));
+                    events.push(Event::new(board.key(), mv, 0, mover_pts, stm == Color::White));
                 }
             }
             Counting::Yacb => {

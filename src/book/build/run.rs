@@ -7,14 +7,15 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `ABEV` |
-//! | 4 | 1 | version, 3 |
+//! | 4 | 1 | version, 4 |
 //! | 5 | 1 | level `L` (0 to [`MAX_LEVEL`]): a key's bucket is its 12 bits below the top `12·L` ([`bucket_of`]) |
-//! | 6 | 2 | reserved, 0 |
+//! | 6 | 1 | event length `E`: 12 (full events) or 9 (compact, Polyglot counting) ([`Layout`]) |
+//! | 7 | 1 | reserved, 0 |
 //! | 8 | 8 | event count `n`, u64 LE |
-//! | 16 | 12·`n` | the events, bucket after bucket, each bucket's in input order |
-//! | 16 + 12·`n` | 8·4096 | each bucket's event count, u64 LE (they add up to `n`) |
+//! | 16 | `E`·`n` | the events, bucket after bucket, each bucket's in input order |
+//! | 16 + `E`·`n` | 8·4096 | each bucket's event count, u64 LE (they add up to `n`) |
 //!
-//! An event (little-endian):
+//! A full event (little-endian):
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -22,10 +23,21 @@
 //! | 8 | 2 | move (Polyglot or engine move; 0xFFFF: a YACB visit) |
 //! | 10 | 2 | bits 0–12 the game's mean rating (0: unrated), bits 13–14 points 0, 1 or 2 (for the mover; for white in a visit), bit 15 white moved |
 //!
-//! The reader checks the magic, the version, the level, the reserved
-//! bytes, that the counts add up to `n` and the file's length to what
-//! they say, and that each event's points are in range and its key
-//! belongs to its bucket.
+//! A compact event is one little-endian 72-bit number, for events with
+//! no rating and a move below 0x8000 (Polyglot counting's):
+//!
+//! | bits | field |
+//! |---|---|
+//! | 0–51 | the key's 52 bits outside its bucket (the bucket's 12 come from the index): the bits above it, then the bits below it |
+//! | 52–66 | Polyglot move |
+//! | 67–68 | points 0, 1 or 2 (for the mover) |
+//! | 69 | white moved |
+//! | 70–71 | 0 |
+//!
+//! The reader checks the magic, the version, the level, the event length
+//! and the reserved byte, that the counts add up to `n` and the file's
+//! length to what they say, and that each event's points and spare bits
+//! are in range and (full events) its key belongs to its bucket.
 
 use super::pipeline::Event;
 use std::fs::File;
@@ -35,9 +47,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"ABEV";
-pub const VERSION: u8 = 3;
+pub const VERSION: u8 = 4;
 pub const HEADER_LEN: u64 = 16;
-pub const EVENT_LEN: usize = 12;
 /// Key bits a level's buckets take.
 pub const BUCKET_BITS: u32 = 12;
 pub const BUCKETS: usize = 1 << BUCKET_BITS;
@@ -48,6 +59,35 @@ const FOOTER_LEN: u64 = 8 * BUCKETS as u64;
 pub const INDEX_BYTES: usize = 8 * (BUCKETS + 1);
 /// Events read at once.
 const CHUNK_EVENTS: usize = 1 << 14;
+
+/// How a run stores its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// 12 bytes: any event.
+    Full,
+    /// 9 bytes: events with no rating and a move below 0x8000 (Polyglot
+    /// counting's), a quarter less to write and read back.
+    Compact,
+}
+
+impl Layout {
+    /// Bytes an event takes.
+    #[inline]
+    pub const fn event_len(self) -> usize {
+        match self {
+            Layout::Full => 12,
+            Layout::Compact => 9,
+        }
+    }
+
+    fn from_len(len: u8) -> Option<Layout> {
+        match len {
+            12 => Some(Layout::Full),
+            9 => Some(Layout::Compact),
+            _ => None,
+        }
+    }
+}
 
 /// The bucket of `key` at `level`: its 12 bits below the top `12·level`,
 /// so buckets in order hold keys in order.
@@ -89,11 +129,59 @@ fn decode(b: &[u8]) -> Option<Event> {
     Event::from_parts(key, u16::from_le_bytes([b[8], b[9]]), u16::from_le_bytes([b[10], b[11]]))
 }
 
+/// Key bits outside a bucket.
+const REST_BITS: u32 = 64 - BUCKET_BITS;
+
+/// The key bits below the bucket of `level` (the bits above it are its top `12·level`).
+#[inline]
+fn below_bits(level: u8) -> u32 {
+    REST_BITS - BUCKET_BITS * level as u32
+}
+
+/// The 52 bits of `key` outside its bucket of `level`, the bits above
+/// the bucket over the bits below it.
+#[inline]
+fn squeeze(key: u64, level: u8) -> u64 {
+    let below = below_bits(level);
+    let above = ((key as u128) >> (below + BUCKET_BITS)) as u64;
+    above << below | key & ((1u64 << below) - 1)
+}
+
+/// The key whose bits outside `bucket` of `level` are `rest` ([`squeeze`]'s inverse).
+#[inline]
+fn unsqueeze(rest: u64, bucket: usize, level: u8) -> u64 {
+    let below = below_bits(level);
+    let above = (((rest >> below) as u128) << (below + BUCKET_BITS)) as u64;
+    above | (bucket as u64) << below | rest & ((1u64 << below) - 1)
+}
+
+/// A compact event (see the module's doc) of `level`.
+#[inline]
+fn encode_compact(e: &Event, level: u8, out: &mut [u8]) {
+    debug_assert!(e.rating() == 0 && e.mv < 0x8000, "not a compact event: {e:?}");
+    let v = squeeze(e.key(), level) as u128 | (e.mv as u128 & 0x7FFF) << 52 | ((e.info() >> 13) as u128) << 67;
+    out[..9].copy_from_slice(&v.to_le_bytes()[..9]);
+}
+
+/// A compact event of `bucket` of `level`, or `None` when a field is out of range.
+#[inline]
+fn decode_compact(b: &[u8], bucket: usize, level: u8) -> Option<Event> {
+    let mut bytes = [0u8; 16];
+    bytes[..9].copy_from_slice(b.get(..9)?);
+    let v = u128::from_le_bytes(bytes);
+    if v >> 70 != 0 {
+        return None;
+    }
+    let key = unsqueeze(v as u64 & ((1u64 << REST_BITS) - 1), bucket, level);
+    Event::from_parts(key, (v >> 52) as u16 & 0x7FFF, ((v >> 67) as u16 & 7) << 13)
+}
+
 /// Writes a run, bucket after bucket.
 pub struct RunWriter {
     path: PathBuf,
     file: File,
     level: u8,
+    layout: Layout,
     counts: Vec<u64>,
     /// The bucket written last (buckets come in ascending order).
     bucket: usize,
@@ -107,11 +195,11 @@ pub struct RunWriter {
 const WRITE_BYTES: usize = 1 << 20;
 
 impl RunWriter {
-    pub fn create(path: &Path, level: u8) -> Result<RunWriter, RunError> {
+    pub fn create(path: &Path, level: u8, layout: Layout) -> Result<RunWriter, RunError> {
         let file = File::create(path).map_err(io_err(path))?;
-        let mut buf = Vec::with_capacity(WRITE_BYTES + CHUNK_EVENTS * EVENT_LEN);
-        buf.extend_from_slice(&header(level, 0));
-        Ok(RunWriter { path: path.to_path_buf(), file, level, counts: vec![0; BUCKETS], bucket: 0, buf })
+        let mut buf = Vec::with_capacity(WRITE_BYTES + CHUNK_EVENTS * layout.event_len());
+        buf.extend_from_slice(&header(level, layout, 0));
+        Ok(RunWriter { path: path.to_path_buf(), file, level, layout, counts: vec![0; BUCKETS], bucket: 0, buf })
     }
 
     /// Appends events of `bucket` (all of whose keys are in it): buckets
@@ -121,11 +209,14 @@ impl RunWriter {
         debug_assert!(events.iter().all(|e| bucket_of(e.key(), self.level) == bucket));
         self.bucket = bucket;
         self.counts[bucket] += events.len() as u64;
+        let len = self.layout.event_len();
         for chunk in events.chunks(CHUNK_EVENTS) {
             let at = self.buf.len();
-            self.buf.resize(at + chunk.len() * EVENT_LEN, 0);
-            for (e, out) in chunk.iter().zip(self.buf[at..].chunks_exact_mut(EVENT_LEN)) {
-                encode(e, out);
+            self.buf.resize(at + chunk.len() * len, 0);
+            let out = self.buf[at..].chunks_exact_mut(len);
+            match self.layout {
+                Layout::Full => chunk.iter().zip(out).for_each(|(e, out)| encode(e, out)),
+                Layout::Compact => chunk.iter().zip(out).for_each(|(e, out)| encode_compact(e, self.level, out)),
             }
             if self.buf.len() >= WRITE_BYTES {
                 self.file.write_all(&self.buf).map_err(io_err(&self.path))?;
@@ -145,16 +236,17 @@ impl RunWriter {
         }
         self.file.write_all(&self.buf).map_err(io_err(&path))?;
         self.file.seek(SeekFrom::Start(0)).map_err(io_err(&path))?;
-        self.file.write_all(&header(self.level, n)).map_err(io_err(&path))?;
+        self.file.write_all(&header(self.level, self.layout, n)).map_err(io_err(&path))?;
         Ok(n)
     }
 }
 
-fn header(level: u8, n: u64) -> [u8; HEADER_LEN as usize] {
+fn header(level: u8, layout: Layout, n: u64) -> [u8; HEADER_LEN as usize] {
     let mut h = [0u8; HEADER_LEN as usize];
     h[0..4].copy_from_slice(MAGIC);
     h[4] = VERSION;
     h[5] = level;
+    h[6] = layout.event_len() as u8;
     h[8..16].copy_from_slice(&n.to_le_bytes());
     h
 }
@@ -164,13 +256,14 @@ pub struct RunReader {
     path: PathBuf,
     file: File,
     level: u8,
+    layout: Layout,
     /// Where each bucket's events start (in events); `BUCKETS + 1` entries.
     starts: Vec<u64>,
 }
 
 impl RunReader {
-    /// Opens a run of `level` and checks its header and counts.
-    pub fn open(path: &Path, level: u8) -> Result<RunReader, RunError> {
+    /// Opens a run of `level` and `layout` and checks its header and counts.
+    pub fn open(path: &Path, level: u8, layout: Layout) -> Result<RunReader, RunError> {
         // Writable too, to be cut short as it is used up ([`RunReader::release_from`]).
         let mut file = std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(io_err(path))?;
         let len = file.metadata().map_err(io_err(path))?.len();
@@ -180,11 +273,17 @@ impl RunReader {
             return Err(bad_length(len));
         }
         file.read_exact(&mut h).map_err(io_err(path))?;
-        if &h[0..4] != MAGIC || h[4] != VERSION || h[5] != level || level > MAX_LEVEL || h[6..8] != [0, 0] {
+        if &h[0..4] != MAGIC
+            || h[4] != VERSION
+            || h[5] != level
+            || level > MAX_LEVEL
+            || Layout::from_len(h[6]) != Some(layout)
+            || h[7] != 0
+        {
             return Err(RunError::BadHeader { path: path.to_path_buf(), level, offset: 0 });
         }
         let n = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
-        let body = n.checked_mul(EVENT_LEN as u64).ok_or_else(|| bad_length(8))?;
+        let body = n.checked_mul(layout.event_len() as u64).ok_or_else(|| bad_length(8))?;
         if HEADER_LEN.checked_add(body).and_then(|b| b.checked_add(FOOTER_LEN)) != Some(len) {
             return Err(bad_length(8));
         }
@@ -202,7 +301,7 @@ impl RunReader {
         if at != n {
             return Err(bad_length(footer_at));
         }
-        Ok(RunReader { path: path.to_path_buf(), file, level, starts })
+        Ok(RunReader { path: path.to_path_buf(), file, level, layout, starts })
     }
 
     /// Events in `bucket`.
@@ -255,15 +354,23 @@ impl RunReader {
         buf: &mut Vec<u8>,
         out: &mut Vec<Event>,
     ) -> Result<(), RunError> {
-        let offset = HEADER_LEN + at * EVENT_LEN as u64;
-        buf.resize(take as usize * EVENT_LEN, 0);
+        let len = self.layout.event_len();
+        let offset = HEADER_LEN + at * len as u64;
+        buf.resize(take as usize * len, 0);
         self.file.read_exact_at(buf, offset).map_err(io_err(&self.path))?;
-        for (i, b) in buf.chunks_exact(EVENT_LEN).enumerate() {
-            match decode(b).filter(|e| bucket_of(e.key(), self.level) == bucket) {
-                Some(e) => out.push(e),
-                None => {
-                    let offset = offset + (i * EVENT_LEN) as u64;
-                    return Err(RunError::BadEvent { path: self.path.clone(), offset });
+        let level = self.level;
+        let bad = |i: usize| RunError::BadEvent { path: self.path.clone(), offset: offset + (i * len) as u64 };
+        out.reserve(take as usize);
+        match self.layout {
+            Layout::Full => {
+                for (i, b) in buf.chunks_exact(len).enumerate() {
+                    let e = decode(b).filter(|e| bucket_of(e.key(), level) == bucket).ok_or_else(|| bad(i))?;
+                    out.push(e);
+                }
+            }
+            Layout::Compact => {
+                for (i, b) in buf.chunks_exact(len).enumerate() {
+                    out.push(decode_compact(b, bucket, level).ok_or_else(|| bad(i))?);
                 }
             }
         }
@@ -279,7 +386,7 @@ impl RunReader {
     /// rather than all at once when the run is deleted. Earlier buckets
     /// read as before (the index is in memory).
     pub fn release_from(&self, bucket: usize) -> io::Result<()> {
-        let at = HEADER_LEN + self.starts[bucket.min(BUCKETS)] * EVENT_LEN as u64;
+        let at = HEADER_LEN + self.starts[bucket.min(BUCKETS)] * self.layout.event_len() as u64;
         self.file.set_len(at)
     }
 }
@@ -289,24 +396,28 @@ mod tests {
     use super::*;
     use crate::testdata::TempDir;
 
-    fn ev(key: u64, mv: u16) -> Event {
-        Event::new(key, mv, 2000, 2, mv % 2 == 0)
+    /// An event either layout holds (no rating, a 15-bit move), or, with
+    /// `full`, one with a rating and a visit's move.
+    fn ev(key: u64, mv: u16, full: bool) -> Event {
+        let (rating, mv) = if full { (2000, mv | 0x8000) } else { (0, mv) };
+        Event::new(key, mv, rating, (mv % 3) as u8, mv % 2 == 0)
     }
 
     /// Events spread over buckets 0, 7 and 4095 of level 0.
-    fn sample() -> Vec<(usize, Vec<Event>)> {
+    fn sample(layout: Layout) -> Vec<(usize, Vec<Event>)> {
+        let full = layout == Layout::Full;
         let at = |b: u64, low: u64| b << 52 | low;
         vec![
-            (0, vec![ev(at(0, 5), 1), ev(at(0, 3), 2)]),
-            (7, vec![ev(at(7, 9), 3)]),
-            (4095, vec![ev(at(4095, 1), 4), ev(at(4095, 1), 4), ev(at(4095, 0), 0xFFFF)]),
+            (0, vec![ev(at(0, 5), 1, full), ev(at(0, 3), 2, full)]),
+            (7, vec![ev(at(7, 9), 3, full)]),
+            (4095, vec![ev(at(4095, 1), 4, full), ev(at(4095, 1), 4, full), ev(at(4095, (1 << 52) - 1), 0x7FFF, full)]),
         ]
     }
 
-    fn write(dir: &TempDir, name: &str) -> PathBuf {
+    fn write(dir: &TempDir, name: &str, layout: Layout) -> PathBuf {
         let path = dir.file(name);
-        let mut w = RunWriter::create(&path, 0).unwrap();
-        for (b, events) in sample() {
+        let mut w = RunWriter::create(&path, 0, layout).unwrap();
+        for (b, events) in sample(layout) {
             w.write_bucket(b, &events).unwrap();
         }
         assert_eq!(w.finish().unwrap(), 6);
@@ -324,14 +435,51 @@ mod tests {
 
     #[test]
     fn round_trips_each_buckets_events_in_order() {
-        let dir = TempDir::new("run-rt");
-        let r = RunReader::open(&write(&dir, "r"), 0).unwrap();
-        assert_eq!(r.total(), 6);
-        for (b, events) in sample() {
-            assert_eq!(r.len(b), events.len() as u64);
-            assert_eq!(read_all(&r, b).unwrap(), events);
+        for layout in [Layout::Full, Layout::Compact] {
+            let dir = TempDir::new("run-rt");
+            let path = write(&dir, "r", layout);
+            let len = std::fs::metadata(&path).unwrap().len();
+            assert_eq!(len, HEADER_LEN + 6 * layout.event_len() as u64 + FOOTER_LEN);
+            let r = RunReader::open(&path, 0, layout).unwrap();
+            assert_eq!(r.total(), 6);
+            for (b, events) in sample(layout) {
+                assert_eq!(r.len(b), events.len() as u64);
+                assert_eq!(read_all(&r, b).unwrap(), events, "{layout:?}");
+            }
+            assert!(read_all(&r, 1).unwrap().is_empty());
         }
-        assert!(read_all(&r, 1).unwrap().is_empty());
+    }
+
+    #[test]
+    fn compact_events_keep_every_key_bit_at_every_level() {
+        let dir = TempDir::new("run-compact");
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for level in 0..=MAX_LEVEL {
+            let mut by_bucket = vec![Vec::new(); BUCKETS];
+            for i in 0..3000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let key = [x, !x & 0xFFF0_0000_0000_000F, x | 0xFFFF_0000_0000_FFFF][(i % 3) as usize];
+                by_bucket[bucket_of(key, level)].push(Event::new(
+                    key,
+                    (x >> 40) as u16 & 0x7FFF,
+                    0,
+                    (i % 3) as u8,
+                    i % 2 == 0,
+                ));
+            }
+            let path = dir.file(&format!("l{level}"));
+            let mut w = RunWriter::create(&path, level, Layout::Compact).unwrap();
+            for (b, events) in by_bucket.iter().enumerate() {
+                w.write_bucket(b, events).unwrap();
+            }
+            w.finish().unwrap();
+            let r = RunReader::open(&path, level, Layout::Compact).unwrap();
+            for (b, events) in by_bucket.iter().enumerate() {
+                assert_eq!(&read_all(&r, b).unwrap(), events, "level {level}, bucket {b}");
+            }
+        }
     }
 
     #[test]
@@ -345,34 +493,39 @@ mod tests {
     }
 
     #[test]
-    fn rejects_truncated_runs_and_the_wrong_level() {
-        let dir = TempDir::new("run-trunc");
-        let path = write(&dir, "r");
-        let bytes = std::fs::read(&path).unwrap();
-        assert!(matches!(RunReader::open(&path, 1), Err(RunError::BadHeader { offset: 0, .. })));
-        for cut in [0, 10, 16, 40, bytes.len() - 1] {
-            std::fs::write(&path, &bytes[..cut]).unwrap();
-            assert!(matches!(RunReader::open(&path, 0), Err(RunError::BadLength { .. })), "cut at {cut}");
+    fn rejects_truncated_runs_the_wrong_level_and_the_wrong_layout() {
+        for layout in [Layout::Full, Layout::Compact] {
+            let dir = TempDir::new("run-trunc");
+            let path = write(&dir, "r", layout);
+            let bytes = std::fs::read(&path).unwrap();
+            let other = if layout == Layout::Full { Layout::Compact } else { Layout::Full };
+            assert!(matches!(RunReader::open(&path, 1, layout), Err(RunError::BadHeader { offset: 0, .. })));
+            assert!(matches!(RunReader::open(&path, 0, other), Err(RunError::BadHeader { offset: 0, .. })));
+            for cut in [0, 10, 16, 40, bytes.len() - 1] {
+                std::fs::write(&path, &bytes[..cut]).unwrap();
+                let r = RunReader::open(&path, 0, layout);
+                assert!(matches!(r, Err(RunError::BadLength { .. })), "{layout:?}, cut at {cut}");
+            }
         }
     }
 
     #[test]
     fn rejects_counts_that_do_not_add_up() {
         let dir = TempDir::new("run-counts");
-        let path = write(&dir, "r");
+        let path = write(&dir, "r", Layout::Full);
         let mut bytes = std::fs::read(&path).unwrap();
         let footer = 16 + 6 * 12;
         bytes[footer] = 1; // bucket 0 now says 1, not 2
         std::fs::write(&path, &bytes).unwrap();
         assert!(
-            matches!(RunReader::open(&path, 0), Err(RunError::BadLength { offset, .. }) if offset == footer as u64)
+            matches!(RunReader::open(&path, 0, Layout::Full), Err(RunError::BadLength { offset, .. }) if offset == footer as u64)
         );
     }
 
     #[test]
     fn rejects_bad_points_and_a_key_in_the_wrong_bucket() {
         let dir = TempDir::new("run-bad");
-        let path = write(&dir, "r");
+        let path = write(&dir, "r", Layout::Full);
         let clean = std::fs::read(&path).unwrap();
         // Event 1 (bucket 0, at 28): points 3 (info bits 13–14), then a key
         // of bucket 7 (top bits 0x007…).
@@ -380,30 +533,48 @@ mod tests {
             let mut bytes = clean.clone();
             bytes[at] |= value;
             std::fs::write(&path, &bytes).unwrap();
-            let r = RunReader::open(&path, 0).unwrap();
+            let r = RunReader::open(&path, 0, Layout::Full).unwrap();
             assert!(matches!(read_all(&r, 0), Err(RunError::BadEvent { offset: 28, .. })), "byte {at}");
         }
     }
 
     #[test]
-    fn random_bytes_never_panic() {
-        let dir = TempDir::new("run-fuzz");
-        let path = dir.file("r");
-        let clean = std::fs::read(write(&dir, "good")).unwrap();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..300 {
+    fn rejects_compact_events_with_bad_points_or_spare_bits() {
+        let dir = TempDir::new("run-bad-compact");
+        let path = write(&dir, "r", Layout::Compact);
+        let clean = std::fs::read(&path).unwrap();
+        // Event 1 (bucket 0, at 25), byte 8 holds bits 64–71: points 3
+        // (bits 67–68), then each spare bit (70, 71).
+        for value in [0x18u8, 0x40, 0x80] {
             let mut bytes = clean.clone();
-            for _ in 0..4 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let i = (x % bytes.len() as u64) as usize;
-                bytes[i] = (x >> 32) as u8;
-            }
+            bytes[25 + 8] |= value;
             std::fs::write(&path, &bytes).unwrap();
-            if let Ok(r) = RunReader::open(&path, 0) {
-                for b in 0..BUCKETS {
-                    let _ = read_all(&r, b);
+            let r = RunReader::open(&path, 0, Layout::Compact).unwrap();
+            assert!(matches!(read_all(&r, 0), Err(RunError::BadEvent { offset: 25, .. })), "bits {value:#x}");
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        for layout in [Layout::Full, Layout::Compact] {
+            let dir = TempDir::new("run-fuzz");
+            let path = dir.file("r");
+            let clean = std::fs::read(write(&dir, "good", layout)).unwrap();
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            for _ in 0..300 {
+                let mut bytes = clean.clone();
+                for _ in 0..4 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let i = (x % bytes.len() as u64) as usize;
+                    bytes[i] = (x >> 32) as u8;
+                }
+                std::fs::write(&path, &bytes).unwrap();
+                if let Ok(r) = RunReader::open(&path, 0, layout) {
+                    for b in 0..BUCKETS {
+                        let _ = read_all(&r, b);
+                    }
                 }
             }
         }
