@@ -193,10 +193,16 @@ struct Budget {
 const MIN_FAN_IN: usize = 16;
 /// Files kept free of the open-file limit for everything else.
 const SPARE_FILES: usize = 64;
-/// Bytes an event takes while held (12, and the room a held batch's buffer
-/// keeps beyond its events: it is reserved for an event every 6 bytes of
-/// text, and movetext has about one every 7.5).
-const HELD_EVENT_BYTES: usize = 15;
+/// Bytes an event takes while held in `layout`. Full: 12, and the room a
+/// held batch's buffer keeps beyond its events (it is reserved for an
+/// event every 6 bytes of text, and movetext has about one every 7.5).
+/// Compact: 9, and the room a reused buffer keeps from a larger batch.
+fn held_event_bytes(layout: Layout) -> usize {
+    match layout {
+        Layout::Full => 15,
+        Layout::Compact => 11,
+    }
+}
 
 /// Shares the memory budget. While reading the games: the batches in
 /// flight (each token's text and events, ~4x the text), the batches being
@@ -217,12 +223,20 @@ fn budget(options: &BuildOptions) -> Budget {
     // they waited, and 2 threads read 12% slower.
     let tokens = 4 * threads + 4;
     let overhead = tokens * batch * 4 + threads * batch * 12 + (6 << 20);
-    let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 18) / HELD_EVENT_BYTES;
+    let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 18) / held_event_bytes(layout_of(&options.target));
     let bucket = options.bucket_bytes.unwrap_or((total / 5 / threads).max(1 << 18));
     let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
     let by_memory = total / 8 / run::INDEX_BYTES;
     let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.min(by_memory).max(MIN_FAN_IN)).max(2);
     Budget { held, batch, tokens, bucket, fan_in }
+}
+
+/// The layout of the events counted for `target`.
+fn layout_of(target: &Target) -> Layout {
+    match target {
+        Target::Polyglot(_) => Counting::Polyglot.layout(),
+        Target::Yacb { .. } => Counting::Yacb.layout(),
+    }
 }
 
 /// The soft limit on open files (`/proc/self/limits`), where known.
@@ -263,13 +277,7 @@ pub fn build(
     };
     let temp = TempDir::new(options.temp_dir.as_deref())?;
     let mut summary = Summary::default();
-    // Polyglot counting's events have no rating and 15-bit moves: a
-    // quarter less to spill and read back.
-    let layout = match counting {
-        Counting::Polyglot => Layout::Compact,
-        Counting::Yacb => Layout::Full,
-    };
-    let mut buckets = Buckets::new(0, layout, budget.held, &temp.0, "run".to_string());
+    let mut buckets = Buckets::new(0, counting.layout(), budget.held, &temp.0, "run".to_string());
     let meter = Meter::default();
     let mut last_report = Instant::now();
     let passed = run_pass(&spec, &meter, |item| {
@@ -285,7 +293,7 @@ pub fn build(
         summary.kept += batch.kept;
         summary.text_bytes += batch.text_bytes;
         summary.skipped += batch.skipped.len() as u64;
-        summary.events += batch.grouped.events.len() as u64;
+        summary.events += batch.grouped.event_count() as u64;
         for (r, n) in summary.rejected.iter_mut().zip(batch.rejected) {
             *r += n;
         }

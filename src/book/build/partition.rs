@@ -10,28 +10,58 @@
 
 use super::count::{count_sorted, sort_events, Group, MapCount, SortScratch};
 use super::pipeline::{Counting, Event};
-use super::run::{bucket_of, Layout, RunError, RunReader, RunWriter, BUCKETS, BUCKET_BITS, MAX_LEVEL};
+use super::run::{bucket_of, unpack_compact, Layout, RunError, RunReader, RunWriter, BUCKETS, BUCKET_BITS, MAX_LEVEL};
 use super::BuildError;
 use std::path::{Path, PathBuf};
 
 /// Events grouped by level-0 bucket ([`group_by_bucket`]): bucket `b`'s
-/// are `events[ends[b - 1]..ends[b]]`, in input order.
+/// are events `ends[b - 1]..ends[b]`, in input order, held in `events`
+/// (the full layout) or packed in `packed` (the compact one, 9 bytes an
+/// event: [`run::pack_compact`]), the other one empty.
 pub struct Grouped {
     pub events: Vec<Event>,
+    pub packed: Vec<u8>,
     pub ends: Box<[u32; BUCKETS]>,
 }
 
 impl Grouped {
     /// No events, no room yet.
     pub fn new() -> Grouped {
-        Grouped { events: Vec::new(), ends: Box::new([0; BUCKETS]) }
+        Grouped { events: Vec::new(), packed: Vec::new(), ends: Box::new([0; BUCKETS]) }
     }
 
-    /// Bucket `b`'s events.
+    /// Events held.
+    pub fn event_count(&self) -> usize {
+        self.ends[BUCKETS - 1] as usize
+    }
+
+    /// Where bucket `b`'s events are (in events).
     #[inline]
-    fn bucket(&self, b: usize) -> &[Event] {
+    fn range(&self, b: usize) -> std::ops::Range<usize> {
         let start = if b == 0 { 0 } else { self.ends[b - 1] as usize };
-        &self.events[start..self.ends[b] as usize]
+        start..self.ends[b] as usize
+    }
+
+    /// Bucket `b`'s events, onto `out`.
+    fn append_bucket(&self, b: usize, out: &mut Vec<Event>) {
+        let r = self.range(b);
+        if self.packed.is_empty() {
+            out.extend_from_slice(&self.events[r]);
+        } else {
+            let len = Layout::Compact.event_len();
+            unpack_compact(&self.packed[r.start * len..r.end * len], b, out);
+        }
+    }
+
+    /// Writes bucket `b`'s events to `w`.
+    fn write_bucket(&self, b: usize, w: &mut RunWriter) -> Result<(), RunError> {
+        let r = self.range(b);
+        if self.packed.is_empty() {
+            w.write_bucket(b, &self.events[r])
+        } else {
+            let len = Layout::Compact.event_len();
+            w.write_packed(b, &self.packed[r.start * len..r.end * len])
+        }
     }
 }
 
@@ -105,7 +135,12 @@ impl Buckets {
     /// (for their buffers to be used again).
     pub fn push_grouped(&mut self, batch: Grouped) -> Result<Vec<Grouped>, RunError> {
         assert_eq!(self.level, 0, "batches are grouped by level-0 bucket");
-        let n = batch.events.len();
+        assert_eq!(
+            batch.packed.is_empty(),
+            self.layout == Layout::Full || batch.event_count() == 0,
+            "batches are held in the layout of the runs"
+        );
+        let n = batch.event_count();
         self.batches.push(batch);
         self.took(n)
     }
@@ -114,7 +149,7 @@ impl Buckets {
     fn absorb_batches(&mut self) {
         for batch in std::mem::take(&mut self.batches) {
             for (b, list) in self.lists.iter_mut().enumerate() {
-                list.extend_from_slice(batch.bucket(b));
+                batch.append_bucket(b, list);
             }
         }
     }
@@ -136,7 +171,7 @@ impl Buckets {
             w.write_bucket(b, list)?;
             list.clear();
             for batch in &self.batches {
-                w.write_bucket(b, batch.bucket(b))?;
+                batch.write_bucket(b, &mut w)?;
             }
         }
         self.spilled += w.finish()?;
@@ -249,7 +284,7 @@ impl Spilled {
     pub fn len(&self, b: usize) -> usize {
         self.runs.iter().map(|r| r.len(b) as usize).sum::<usize>()
             + self.lists[b].len()
-            + self.batches.iter().map(|g| g.bucket(b).len()).sum::<usize>()
+            + self.batches.iter().map(|g| g.range(b).len()).sum::<usize>()
     }
 
     /// Gives back the runs' space from bucket `b` on (see
@@ -270,7 +305,7 @@ impl Spilled {
         }
         out.extend_from_slice(&self.lists[b]);
         for g in &self.batches {
-            out.extend_from_slice(g.bucket(b));
+            g.append_bucket(b, out);
         }
         Ok(())
     }
@@ -286,7 +321,16 @@ impl Spilled {
             r.read_bucket(b, &mut scratch.bytes, &mut scratch.chunk, &mut f)?;
         }
         f(&self.lists[b])?;
-        self.batches.iter().try_for_each(|g| f(g.bucket(b)))
+        for g in &self.batches {
+            if g.packed.is_empty() {
+                f(&g.events[g.range(b)])?;
+            } else {
+                scratch.chunk.clear();
+                g.append_bucket(b, &mut scratch.chunk);
+                f(&scratch.chunk)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -508,7 +552,11 @@ mod tests {
                 let mut g = Grouped::new();
                 g.events.extend_from_slice(chunk);
                 group_by_bucket(&mut g.events, &mut aux, &mut g.ends);
-                assert_eq!(g.events.len(), chunk.len());
+                assert_eq!(g.event_count(), chunk.len());
+                if layout == Layout::Compact {
+                    crate::book::build::run::pack_compact(&g.events, &mut g.packed);
+                    g.events.clear();
+                }
                 recycled += b.push_grouped(g).unwrap().len();
             }
             let src = b.finish(64).unwrap();

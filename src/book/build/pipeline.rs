@@ -11,6 +11,7 @@
 
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
 use super::partition::{group_by_bucket, Grouped};
+use super::run::{pack_compact, Layout};
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::KeyScheme;
 use crate::board::Board;
@@ -30,6 +31,17 @@ pub enum Counting {
     Polyglot,
     /// Engine-key positions and their engine moves.
     Yacb,
+}
+
+impl Counting {
+    /// How its events are held and spilled: Polyglot counting's have no
+    /// rating and 15-bit moves, so they pack into 9 bytes.
+    pub fn layout(self) -> Layout {
+        match self {
+            Counting::Polyglot => Layout::Compact,
+            Counting::Yacb => Layout::Full,
+        }
+    }
 }
 
 /// One counted fact, 12 bytes: the position's key (in two halves, so that
@@ -88,8 +100,15 @@ impl Event {
     /// points are out of range.
     #[inline]
     pub fn from_parts(key: u64, mv: u16, info: u16) -> Option<Event> {
-        let e = Event { key_lo: key as u32, key_hi: (key >> 32) as u32, mv, info };
+        let e = Event::unchecked(key, mv, info);
         (e.points() <= 2).then_some(e)
+    }
+
+    /// An event from its key, move and packed `info`, unchecked (for
+    /// events this program packed itself).
+    #[inline]
+    pub fn unchecked(key: u64, mv: u16, info: u16) -> Event {
+        Event { key_lo: key as u32, key_hi: (key >> 32) as u32, mv, info }
     }
 }
 
@@ -201,13 +220,13 @@ fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, jobs: &Sen
 
 fn work(spec: &PassSpec<'_>, jobs: &Receiver<Job>, out: &Sender<(u64, Item)>, spare: &Receiver<Grouped>) {
     let files: Vec<Arc<Path>> = spec.inputs.iter().map(|p| Arc::from(p.as_path())).collect();
-    let mut aux = Vec::new();
+    let mut scratch = (Vec::new(), Vec::new());
     for job in jobs.iter() {
         let (seq, item) = match job {
             Job::Damaged { seq, input, error } => (seq, Item::Damaged { input, error }),
             Job::Batch { seq, file, batch } => {
                 let buffers = spare.try_recv().ok();
-                (seq, Item::Batch(count_batch(spec, &files[file], &batch, &mut aux, buffers)))
+                (seq, Item::Batch(count_batch(spec, &files[file], &batch, &mut scratch, buffers)))
             }
         };
         if out.send((seq, item)).is_err() {
@@ -240,21 +259,22 @@ fn count_in_order<E>(
 }
 
 /// Parses, filters and replays one batch (each game seen in place, see
-/// [`crate::pgn::view`]) into `buffers` (or new ones); `aux` is scratch
-/// for grouping the events.
+/// [`crate::pgn::view`]) into `buffers` (or new ones), the events packed
+/// in the compact layout; `scratch` holds the events while they are
+/// replayed and grouped.
 fn count_batch(
     spec: &PassSpec<'_>,
     file: &Arc<Path>,
     batch: &Batch,
-    aux: &mut Vec<Event>,
+    scratch: &mut (Vec<Event>, Vec<Event>),
     buffers: Option<Grouped>,
 ) -> BatchOut {
-    let mut grouped = buffers.unwrap_or_default();
-    grouped.events.clear();
+    let (events, aux) = scratch;
+    events.clear();
     // About one event a move: one per 6 bytes of movetext.
-    grouped.events.reserve(batch.text.len() / 6);
+    events.reserve(batch.text.len() / 6);
     let mut out = BatchOut {
-        grouped,
+        grouped: buffers.unwrap_or_default(),
         games: 0,
         kept: 0,
         rejected: [0; Rejection::ALL.len()],
@@ -273,24 +293,32 @@ fn count_batch(
         match spec.filters.admit(game) {
             Err(r) => out.rejected[r.index()] += 1,
             Ok(admitted) => {
-                let before = out.grouped.events.len();
+                let before = events.len();
                 let index = batch.first_index + game.number() - 1;
                 let replay = Replay {
                     board: &mut board,
                     start: &start,
                     source: || GameSource { file: Some(file.clone()), index },
                 };
-                match game_events(spec, game, &admitted, replay, &mut out.grouped.events) {
+                match game_events(spec, game, &admitted, replay, events) {
                     Ok(()) => out.kept += 1,
                     Err(e) => {
-                        out.grouped.events.truncate(before);
+                        events.truncate(before);
                         out.skipped.push(e);
                     }
                 }
             }
         }
     });
-    group_by_bucket(&mut out.grouped.events, aux, &mut out.grouped.ends);
+    let grouped = &mut out.grouped;
+    group_by_bucket(events, aux, &mut grouped.ends);
+    grouped.events.clear();
+    grouped.packed.clear();
+    match spec.counting.layout() {
+        Layout::Compact => pack_compact(events, &mut grouped.packed),
+        // The batch takes the events, the worker the batch's old buffer.
+        Layout::Full => std::mem::swap(events, &mut grouped.events),
+    }
     out
 }
 

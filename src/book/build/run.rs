@@ -163,17 +163,52 @@ fn encode_compact(e: &Event, level: u8, out: &mut [u8]) {
     out[..9].copy_from_slice(&v.to_le_bytes()[..9]);
 }
 
+/// The 72-bit number of a compact event.
+#[inline]
+fn compact_value(b: &[u8]) -> u128 {
+    let mut bytes = [0u8; 16];
+    bytes[..9].copy_from_slice(&b[..9]);
+    u128::from_le_bytes(bytes)
+}
+
+/// The key, move and `info` of a compact event's number (its spare bits
+/// and points unchecked).
+#[inline]
+fn compact_parts(v: u128, bucket: usize, level: u8) -> (u64, u16, u16) {
+    let key = unsqueeze(v as u64 & ((1u64 << REST_BITS) - 1), bucket, level);
+    (key, (v >> 52) as u16 & 0x7FFF, ((v >> 67) as u16 & 7) << 13)
+}
+
 /// A compact event of `bucket` of `level`, or `None` when a field is out of range.
 #[inline]
 fn decode_compact(b: &[u8], bucket: usize, level: u8) -> Option<Event> {
-    let mut bytes = [0u8; 16];
-    bytes[..9].copy_from_slice(b.get(..9)?);
-    let v = u128::from_le_bytes(bytes);
+    let v = compact_value(b.get(..9)?);
     if v >> 70 != 0 {
         return None;
     }
-    let key = unsqueeze(v as u64 & ((1u64 << REST_BITS) - 1), bucket, level);
-    Event::from_parts(key, (v >> 52) as u16 & 0x7FFF, ((v >> 67) as u16 & 7) << 13)
+    let (key, mv, info) = compact_parts(v, bucket, level);
+    Event::from_parts(key, mv, info)
+}
+
+/// Packs events of level 0 as compact events (no rating, moves below
+/// 0x8000: see [`Layout::Compact`]) onto `out`: how a batch's events are
+/// held until they are spilled.
+pub fn pack_compact(events: &[Event], out: &mut Vec<u8>) {
+    let at = out.len();
+    out.resize(at + events.len() * Layout::Compact.event_len(), 0);
+    for (e, b) in events.iter().zip(out[at..].chunks_exact_mut(Layout::Compact.event_len())) {
+        encode_compact(e, 0, b);
+    }
+}
+
+/// Unpacks the events of `bucket` of level 0 that [`pack_compact`]
+/// packed onto `out`.
+pub fn unpack_compact(packed: &[u8], bucket: usize, out: &mut Vec<Event>) {
+    out.reserve(packed.len() / Layout::Compact.event_len());
+    for b in packed.chunks_exact(Layout::Compact.event_len()) {
+        let (key, mv, info) = compact_parts(compact_value(b), bucket, 0);
+        out.push(Event::unchecked(key, mv, info));
+    }
 }
 
 /// Writes a run, bucket after bucket.
@@ -222,6 +257,22 @@ impl RunWriter {
                 self.file.write_all(&self.buf).map_err(io_err(&self.path))?;
                 self.buf.clear();
             }
+        }
+        Ok(())
+    }
+
+    /// Appends events of `bucket` packed by [`pack_compact`] (a run of
+    /// level 0 and the compact layout); buckets come in ascending order.
+    pub fn write_packed(&mut self, bucket: usize, packed: &[u8]) -> Result<(), RunError> {
+        let len = Layout::Compact.event_len();
+        assert!(self.layout == Layout::Compact && self.level == 0, "packed events are compact, of level 0");
+        assert!(bucket >= self.bucket && bucket < BUCKETS && packed.len() % len == 0, "buckets are written in order");
+        self.bucket = bucket;
+        self.counts[bucket] += (packed.len() / len) as u64;
+        self.buf.extend_from_slice(packed);
+        if self.buf.len() >= WRITE_BYTES {
+            self.file.write_all(&self.buf).map_err(io_err(&self.path))?;
+            self.buf.clear();
         }
         Ok(())
     }

@@ -203,8 +203,13 @@ fn the_budget_shares_memory_and_reads_as_many_runs_as_files_and_memory_allow() {
     // within 80% of the budget; counting: the held events and each
     // thread's bucket within it.
     let pipeline = b.tokens * b.batch * 4 + 2 * b.batch * 12 + (6 << 20);
-    assert!(b.held * HELD_EVENT_BYTES + pipeline <= 128 << 20, "{b:?}");
-    assert!(b.held * HELD_EVENT_BYTES + 2 * b.bucket <= 128 << 20, "{b:?}");
+    let held = b.held * held_event_bytes(Layout::Compact);
+    assert!(held + pipeline <= 128 << 20, "{b:?}");
+    assert!(held + 2 * b.bucket <= 128 << 20, "{b:?}");
+    // YACB's full events take more room each: fewer are held.
+    let yacb = budget(&options(Target::Yacb { max_ply: 40, min_game: 1, elo: None }, 2, 128));
+    assert!(yacb.held * held_event_bytes(Layout::Full) + pipeline <= 128 << 20, "{yacb:?}");
+    assert!(yacb.held < b.held);
     // A set fan-in and bucket size win.
     let set = BuildOptions { merge_fan_in: Some(5), bucket_bytes: Some(777), ..options(target, 2, 128) };
     assert_eq!((budget(&set).fan_in, budget(&set).bucket), (5, 777));
