@@ -56,6 +56,16 @@ pub enum Target {
     },
 }
 
+impl Target {
+    /// What its events count.
+    fn counting(&self) -> Counting {
+        match self {
+            Target::Polyglot(_) => Counting::Polyglot,
+            Target::Yacb { .. } => Counting::Yacb,
+        }
+    }
+}
+
 /// Everything `book build` is told.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -223,20 +233,13 @@ fn budget(options: &BuildOptions) -> Budget {
     // they waited, and 2 threads read 12% slower.
     let tokens = 4 * threads + 4;
     let overhead = tokens * batch * 4 + threads * batch * 12 + (6 << 20);
-    let held = (total / 5 * 3).saturating_sub(overhead).max(1 << 18) / held_event_bytes(layout_of(&options.target));
+    let held =
+        (total / 5 * 3).saturating_sub(overhead).max(1 << 18) / held_event_bytes(options.target.counting().layout());
     let bucket = options.bucket_bytes.unwrap_or((total / 5 / threads).max(1 << 18));
     let by_files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
     let by_memory = total / 8 / run::INDEX_BYTES;
     let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.min(by_memory).max(MIN_FAN_IN)).max(2);
     Budget { held, batch, tokens, bucket, fan_in }
-}
-
-/// The layout of the events counted for `target`.
-fn layout_of(target: &Target) -> Layout {
-    match target {
-        Target::Polyglot(_) => Counting::Polyglot.layout(),
-        Target::Yacb { .. } => Counting::Yacb.layout(),
-    }
 }
 
 /// The soft limit on open files (`/proc/self/limits`), where known.
@@ -262,9 +265,10 @@ pub fn build(
 ) -> Result<Summary, BuildError> {
     let start = Instant::now();
     let budget = budget(options);
-    let (counting, max_ply) = match &options.target {
-        Target::Polyglot(o) => (Counting::Polyglot, o.max_ply),
-        Target::Yacb { max_ply, .. } => (Counting::Yacb, *max_ply),
+    let counting = options.target.counting();
+    let max_ply = match &options.target {
+        Target::Polyglot(o) => o.max_ply,
+        Target::Yacb { max_ply, .. } => *max_ply,
     };
     let spec = PassSpec {
         inputs,
