@@ -42,25 +42,27 @@ impl Grouped {
         start..self.ends[b] as usize
     }
 
+    /// Bucket `b`'s packed events (compact layout).
+    fn packed_bucket(&self, b: usize) -> &[u8] {
+        let (r, len) = (self.range(b), Layout::Compact.event_len());
+        &self.packed[r.start * len..r.end * len]
+    }
+
     /// Bucket `b`'s events, onto `out`.
     fn append_bucket(&self, b: usize, out: &mut Vec<Event>) {
-        let r = self.range(b);
         if self.packed.is_empty() {
-            out.extend_from_slice(&self.events[r]);
+            out.extend_from_slice(&self.events[self.range(b)]);
         } else {
-            let len = Layout::Compact.event_len();
-            unpack_compact(&self.packed[r.start * len..r.end * len], b, out);
+            unpack_compact(self.packed_bucket(b), b, out);
         }
     }
 
     /// Writes bucket `b`'s events to `w`.
     fn write_bucket(&self, b: usize, w: &mut RunWriter) -> Result<(), RunError> {
-        let r = self.range(b);
         if self.packed.is_empty() {
-            w.write_bucket(b, &self.events[r])
+            w.write_bucket(b, &self.events[self.range(b)])
         } else {
-            let len = Layout::Compact.event_len();
-            w.write_packed(b, &self.packed[r.start * len..r.end * len])
+            w.write_packed(b, self.packed_bucket(b))
         }
     }
 }

@@ -194,10 +194,18 @@ fn decode_compact(b: &[u8], bucket: usize, level: u8) -> Option<Event> {
 /// 0x8000: see [`Layout::Compact`]) onto `out`: how a batch's events are
 /// held until they are spilled.
 pub fn pack_compact(events: &[Event], out: &mut Vec<u8>) {
+    append_encoded(events, Layout::Compact, 0, out);
+}
+
+/// Encodes `events` of `level` in `layout` onto `out`.
+fn append_encoded(events: &[Event], layout: Layout, level: u8, out: &mut Vec<u8>) {
+    let len = layout.event_len();
     let at = out.len();
-    out.resize(at + events.len() * Layout::Compact.event_len(), 0);
-    for (e, b) in events.iter().zip(out[at..].chunks_exact_mut(Layout::Compact.event_len())) {
-        encode_compact(e, 0, b);
+    out.resize(at + events.len() * len, 0);
+    let slots = out[at..].chunks_exact_mut(len);
+    match layout {
+        Layout::Full => events.iter().zip(slots).for_each(|(e, b)| encode(e, b)),
+        Layout::Compact => events.iter().zip(slots).for_each(|(e, b)| encode_compact(e, level, b)),
     }
 }
 
@@ -240,23 +248,11 @@ impl RunWriter {
     /// Appends events of `bucket` (all of whose keys are in it): buckets
     /// come in ascending order, one bucket possibly in several calls.
     pub fn write_bucket(&mut self, bucket: usize, events: &[Event]) -> Result<(), RunError> {
-        assert!(bucket >= self.bucket && bucket < BUCKETS, "buckets are written in order");
         debug_assert!(events.iter().all(|e| bucket_of(e.key(), self.level) == bucket));
-        self.bucket = bucket;
-        self.counts[bucket] += events.len() as u64;
-        let len = self.layout.event_len();
+        self.enter(bucket, events.len());
         for chunk in events.chunks(CHUNK_EVENTS) {
-            let at = self.buf.len();
-            self.buf.resize(at + chunk.len() * len, 0);
-            let out = self.buf[at..].chunks_exact_mut(len);
-            match self.layout {
-                Layout::Full => chunk.iter().zip(out).for_each(|(e, out)| encode(e, out)),
-                Layout::Compact => chunk.iter().zip(out).for_each(|(e, out)| encode_compact(e, self.level, out)),
-            }
-            if self.buf.len() >= WRITE_BYTES {
-                self.file.write_all(&self.buf).map_err(io_err(&self.path))?;
-                self.buf.clear();
-            }
+            append_encoded(chunk, self.layout, self.level, &mut self.buf);
+            self.write_when_full()?;
         }
         Ok(())
     }
@@ -266,10 +262,21 @@ impl RunWriter {
     pub fn write_packed(&mut self, bucket: usize, packed: &[u8]) -> Result<(), RunError> {
         let len = Layout::Compact.event_len();
         assert!(self.layout == Layout::Compact && self.level == 0, "packed events are compact, of level 0");
-        assert!(bucket >= self.bucket && bucket < BUCKETS && packed.len() % len == 0, "buckets are written in order");
-        self.bucket = bucket;
-        self.counts[bucket] += (packed.len() / len) as u64;
+        assert!(packed.len() % len == 0, "whole events");
+        self.enter(bucket, packed.len() / len);
         self.buf.extend_from_slice(packed);
+        self.write_when_full()
+    }
+
+    /// Counts `n` more events of `bucket`, which comes in ascending order.
+    fn enter(&mut self, bucket: usize, n: usize) {
+        assert!(bucket >= self.bucket && bucket < BUCKETS, "buckets are written in order");
+        self.bucket = bucket;
+        self.counts[bucket] += n as u64;
+    }
+
+    /// Writes the gathered bytes once there are enough of them.
+    fn write_when_full(&mut self) -> Result<(), RunError> {
         if self.buf.len() >= WRITE_BYTES {
             self.file.write_all(&self.buf).map_err(io_err(&self.path))?;
             self.buf.clear();
