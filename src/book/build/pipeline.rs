@@ -10,8 +10,8 @@
 //! held batches are full.
 
 use super::filter::{result_of, Admitted, Filters, GameTags, Rejection};
-use super::partition::{group_by_bucket, Grouped};
-use super::run::{pack_compact, Layout};
+use super::partition::Grouped;
+use super::run::Layout;
 use crate::board::notation::to_polyglot_move;
 use crate::board::zobrist::KeyScheme;
 use crate::board::Board;
@@ -126,7 +126,7 @@ pub struct PassSpec<'a> {
 /// What a batch gave.
 pub struct BatchOut {
     /// The events of the batch's games, grouped by level-0 bucket
-    /// ([`group_by_bucket`]), each bucket's in input order.
+    /// ([`Grouped::fill`]), each bucket's in input order.
     pub grouped: Grouped,
     pub games: u64,
     pub kept: u64,
@@ -310,15 +310,7 @@ fn count_batch(
             }
         }
     });
-    let grouped = &mut out.grouped;
-    group_by_bucket(events, aux, &mut grouped.ends);
-    grouped.events.clear();
-    grouped.packed.clear();
-    match spec.counting.layout() {
-        Layout::Compact => pack_compact(events, &mut grouped.packed),
-        // The batch takes the events, the worker the batch's old buffer.
-        Layout::Full => std::mem::swap(events, &mut grouped.events),
-    }
+    out.grouped.fill(events, aux, spec.counting.layout());
     out
 }
 

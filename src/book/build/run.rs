@@ -190,11 +190,12 @@ fn decode_compact(b: &[u8], bucket: usize, level: u8) -> Option<Event> {
     Event::from_parts(key, mv, info)
 }
 
-/// Packs events of level 0 as compact events (no rating, moves below
-/// 0x8000: see [`Layout::Compact`]) onto `out`: how a batch's events are
-/// held until they are spilled.
-pub fn pack_compact(events: &[Event], out: &mut Vec<u8>) {
-    append_encoded(events, Layout::Compact, 0, out);
+/// Packs an event of level 0 as a compact event (no rating, a move
+/// below 0x8000: see [`Layout::Compact`]) into `out`'s first 9 bytes:
+/// how a batch's events are held until they are spilled.
+#[inline]
+pub fn pack_compact(e: &Event, out: &mut [u8]) {
+    encode_compact(e, 0, out);
 }
 
 /// Encodes `events` of `level` in `layout` onto `out`.
@@ -210,7 +211,7 @@ fn append_encoded(events: &[Event], layout: Layout, level: u8, out: &mut Vec<u8>
 }
 
 /// Unpacks the events of `bucket` of level 0 that [`pack_compact`]
-/// packed onto `out`.
+/// packed, onto `out`.
 pub fn unpack_compact(packed: &[u8], bucket: usize, out: &mut Vec<Event>) {
     out.reserve(packed.len() / Layout::Compact.event_len());
     for b in packed.chunks_exact(Layout::Compact.event_len()) {
