@@ -18,7 +18,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -127,6 +127,19 @@ records-bench: build
 	./$(EXE) records import --pgn $$d/big.pgn --out $$d/big.bin --threads $(RB_THREADS) | sed 's/^/threads $(RB_THREADS): /'; \
 	for f in viriformat bullet-text sf-plain; do ./$(EXE) records export --format $$f $$d/big.bin --out $$d/big.$$f; done
 
+# Training data outside the checkout (ARCHIVIST_DATA, default ~/archivist-data):
+# what is there and what the recipe still wants; the recipe resumed in the
+# background at nice 19 by a binary built from HEAD as committed (git
+# archive, never the work tree); its stop. See tools/data.py, nets/README.md.
+data-status:
+	@python3 tools/data.py status
+
+datagen:
+	@python3 tools/data.py gen
+
+datagen-stop:
+	@python3 tools/data.py stop
+
 # Trainer throughput: one epoch over about TB_POSITIONS recorded positions
 # (committed PGNs imported as records and repeated), hidden size TB_HIDDEN,
 # on 1 and 2 threads; prints the epoch lines (positions/s, per thread).
@@ -140,7 +153,7 @@ train-bench: build
 	echo "input: $$reps copies of $$n positions, hidden $(TB_HIDDEN)"; \
 	for t in 1 2; do \
 	  ./$(EXE) train --data $$d/big.bin --out $$d/net.nnue --hidden $(TB_HIDDEN) --epochs 1 --threads $$t 2>&1 \
-	  | grep '^epoch' | sed "s/^/threads $$t: /"; \
+	  | grep '^leg' | sed "s/^/threads $$t: /"; \
 	done
 
 perft-bench:

@@ -21,6 +21,7 @@ use std::process::ExitCode;
 pub mod tb;
 mod tb_moves;
 mod train;
+mod train_ledger;
 mod tune;
 
 #[derive(Parser, Debug)]

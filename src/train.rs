@@ -9,16 +9,23 @@
 //! | the checkpoint file (`<out>.ckpt`) and its byte layout | [`checkpoint`] |
 //! | `archivist tune`: the hand-written evaluation's weights (Texel's method) | [`hce`] |
 //!
-//! One epoch is one pass over every game of the data files. Positions go
-//! through the [`data::Filter`], are shuffled through a buffer of
-//! `buffer` samples and trained in batches of `batch` with AdamW. The
-//! learning rate follows a cosine from `lr` (first epoch) to `lr_end` (last
-//! epoch). After each epoch the quantised network is written to `out` and
-//! the float network with the optimiser state to `<out>.ckpt`, both
-//! atomically; `resume` continues from that checkpoint, and a resumed run
-//! gives the same bytes as an uninterrupted one.
+//! Training goes in *legs*. A leg reads its data files once, in the order
+//! given, through a seeded bounded shuffle buffer drained at the leg's end
+//! ([`data::Dataset::leg`]), and trains in batches of `batch` with AdamW.
+//! The learning rate is indexed by the positions trained so far, not by
+//! legs or epochs: a cosine from `lr` to `lr_end` over a planned number of
+//! positions ([`Schedule`]), then `lr_end`. After each leg the quantised
+//! network is written to `out` and the float network, the optimiser state,
+//! the positions trained and the schedule to `<out>.ckpt`, both atomically.
 //!
-//! Determinism: the data order depends only on the seed and the epoch
+//! A run starts fresh, from a checkpoint of an earlier run (`init`: a new
+//! leg on new data, for training across sessions), or from its own
+//! checkpoint (`resume`: the legs still missing of `epochs`). Because the
+//! checkpoint holds every piece of state a leg reads, a leg that starts from
+//! a checkpoint file gives the same bytes as one that follows the previous
+//! leg in the same process.
+//!
+//! Determinism: a leg's order depends only on the run's seed and the leg's
 //! number, and a batch's gradient is summed in a fixed order whatever the
 //! thread count ([`grad::CHUNKS`]), so the same data, settings and seed give
 //! the same network on any number of threads.
@@ -34,6 +41,7 @@ mod tests;
 
 use crate::nnue::{is_valid_hidden, FloatNetwork, NetError};
 use crate::records::RecordError;
+pub use checkpoint::Schedule;
 use checkpoint::{Checkpoint, CheckpointError};
 use data::{Dataset, Filter, FilterCounts, Sample};
 use grad::{Gradient, Target, CHUNKS};
@@ -50,8 +58,8 @@ pub enum TrainError {
     Records { path: PathBuf, source: RecordError },
     #[error("the data files hold no positions")]
     NoData,
-    #[error("no position passed the filters in epoch {epoch}")]
-    NothingKept { epoch: u32 },
+    #[error("no position passed the filters in leg {leg}")]
+    NothingKept { leg: u32 },
     #[error("invalid setting: {0}")]
     Config(String),
     #[error("checkpoint {path}: {source}")]
@@ -62,39 +70,66 @@ pub enum TrainError {
     Net(#[from] NetError),
 }
 
+/// How a run starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A new network (random weights, fresh optimiser).
+    Fresh,
+    /// From `<out>.ckpt`: the run's own legs still missing of `epochs`.
+    Resume,
+    /// From another run's checkpoint: `epochs` more legs on `data`.
+    Init(PathBuf),
+}
+
 /// The settings of a run.
 #[derive(Clone, Debug)]
 pub struct TrainConfig {
     pub data: Vec<PathBuf>,
     pub out: PathBuf,
-    pub hidden: usize,
+    /// Hidden size; `None`: 128 for a fresh run, the checkpoint's otherwise.
+    pub hidden: Option<usize>,
+    /// Legs over `data` (each reads every file once). With `Resume`, the
+    /// total the run should reach, counting the checkpoint's legs.
     pub epochs: u32,
+    /// Learning rate at the start of the schedule (fresh runs only).
     pub lr: f32,
+    /// Learning rate at its end (fresh runs only).
     pub lr_end: f32,
+    /// Positions the cosine spans. `None`: `epochs` × the positions the
+    /// filters keep (fresh), the checkpoint's (otherwise); `Some` replaces
+    /// the checkpoint's too (a plan extended for more data).
+    pub planned: Option<u64>,
     /// λ: weight of the game result in the target (0 = search score only).
     pub wdl: f32,
     pub batch: usize,
     pub buffer: usize,
     pub threads: usize,
-    pub seed: u64,
+    /// Seed of a fresh run (weights and shuffles); `None`: 1, or the checkpoint's.
+    pub seed: Option<u64>,
     pub filter: Filter,
-    pub resume: bool,
-    /// Held-out record files: their loss is measured after every epoch
+    pub start: Start,
+    /// Held-out record files: their loss is measured after every leg
     /// (same filters, never trained on).
     pub validation: Vec<PathBuf>,
 }
 
+/// The hidden size of a fresh run when none is given.
+pub const DEFAULT_HIDDEN: usize = 128;
+
 impl TrainConfig {
     fn check(&self) -> Result<(), TrainError> {
         let bad = |s: String| Err(TrainError::Config(s));
-        if !is_valid_hidden(self.hidden) {
-            return bad(format!("--hidden {} must be a multiple of 16 in 16..=4096", self.hidden));
+        if let Some(hidden) = self.hidden.filter(|&h| !is_valid_hidden(h)) {
+            return bad(format!("--hidden {hidden} must be a multiple of 16 in 16..=4096"));
         }
         if self.epochs == 0 {
             return bad("--epochs must be at least 1".into());
         }
         if !(self.lr > 0.0 && self.lr.is_finite() && self.lr_end >= 0.0 && self.lr_end.is_finite()) {
             return bad(format!("--lr {} and --lr-end {} must be positive and finite", self.lr, self.lr_end));
+        }
+        if self.planned == Some(0) {
+            return bad("--planned must be at least 1".into());
         }
         if !(0.0..=1.0).contains(&self.wdl) {
             return bad(format!("--wdl {} must be in [0, 1]", self.wdl));
@@ -115,34 +150,47 @@ impl TrainConfig {
         PathBuf::from(name)
     }
 
-    /// The learning rate of epoch `e` (0-based): a cosine from `lr` to `lr_end`.
-    pub fn learning_rate(&self, e: u32) -> f32 {
-        if self.epochs <= 1 {
-            return self.lr;
+    fn leg_settings(&self) -> LegSettings {
+        LegSettings {
+            wdl: self.wdl,
+            batch: self.batch,
+            buffer: self.buffer,
+            threads: self.threads,
+            filter: self.filter,
         }
-        let t = f64::from(e) / f64::from(self.epochs - 1);
-        let (lr, end) = (f64::from(self.lr), f64::from(self.lr_end));
-        (end + 0.5 * (lr - end) * (1.0 + (std::f64::consts::PI * t).cos())) as f32
     }
 }
 
-/// What an epoch did.
+/// What one leg needs besides the state and the data.
+#[derive(Clone, Copy, Debug)]
+pub struct LegSettings {
+    pub wdl: f32,
+    pub batch: usize,
+    pub buffer: usize,
+    pub threads: usize,
+    pub filter: Filter,
+}
+
+/// What a leg did.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EpochReport {
-    /// 1-based.
-    pub epoch: u32,
-    pub epochs: u32,
-    pub lr: f32,
-    /// Mean of `(p − t)²` over the epoch's samples, as trained (each batch
+pub struct LegReport {
+    /// 1-based, counting every leg the checkpoint has trained.
+    pub leg: u32,
+    /// Learning rates of the leg's first and last batch.
+    pub lr: (f32, f32),
+    /// Positions trained before and after the leg.
+    pub trained: (u64, u64),
+    pub planned: u64,
+    /// Mean of `(p − t)²` over the leg's samples, as trained (each batch
     /// measured before its step).
     pub loss: f64,
     pub counts: FilterCounts,
     pub seconds: f64,
-    /// Mean `(p − t)²` of the validation positions after the epoch.
+    /// Mean `(p − t)²` of the validation positions after the leg.
     pub validation_loss: Option<f64>,
 }
 
-impl EpochReport {
+impl LegReport {
     pub fn samples_per_second(&self) -> f64 {
         self.counts.kept as f64 / self.seconds.max(1e-9)
     }
@@ -156,70 +204,116 @@ pub enum Event<'a> {
         games: u64,
         positions: u64,
     },
-    /// Training continues after `epochs` epochs of a checkpoint.
-    Resumed {
-        epochs: u32,
+    /// The run continues a checkpoint that has trained `legs` legs and `trained` positions.
+    Continued {
+        legs: u32,
+        trained: u64,
     },
-    /// Samples trained so far in the current (1-based) epoch, and the mean loss so far.
+    /// Samples trained so far in the current leg (1-based number) and their mean loss.
     Progress {
-        epoch: u32,
+        leg: u32,
         samples: u64,
         loss: f64,
     },
-    Epoch(&'a EpochReport),
+    Leg(&'a LegReport),
 }
 
-/// Runs the training; returns one report per epoch trained by this call.
-pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<EpochReport>, TrainError> {
+/// Runs the training; returns one report per leg trained by this call.
+pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegReport>, TrainError> {
     config.check()?;
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
     let validation = validation_samples(config)?;
-    let ckpt_path = config.checkpoint_path();
-    let mut state = start(config, &ckpt_path)?;
-    if state.epochs > 0 {
-        on(Event::Resumed { epochs: state.epochs });
+    let mut state = start(config, &data)?;
+    let legs = match config.start {
+        Start::Fresh => config.epochs,
+        Start::Resume => config.epochs.saturating_sub(state.legs),
+        Start::Init(_) => config.epochs,
+    };
+    if config.start != Start::Fresh {
+        on(Event::Continued { legs: state.legs, trained: state.trained });
     }
-    let target = Target { wdl: config.wdl, logit_scale: f32::from(state.net.quantisation().scale) / 400.0 };
-    let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(config.hidden)).collect();
+    let settings = config.leg_settings();
+    let ckpt_path = config.checkpoint_path();
     let mut reports = Vec::new();
-    while state.epochs < config.epochs {
-        let epoch = state.epochs;
-        let lr = config.learning_rate(epoch);
-        let started = Instant::now();
-        let (mut samples, mut squared) = (0u64, 0f64);
-        let counts = data.epoch(config.seed, epoch, config.buffer, &config.filter, |buf: &[Sample]| {
-            for batch in buf.chunks(config.batch) {
-                grad::batch_gradient(&state.net, batch, &target, config.threads, &mut grads);
-                state.optimiser.step(&mut state.net, &grads[0], lr);
-                samples += batch.len() as u64;
-                squared += grads[0].squared_error;
-                on(Event::Progress { epoch: epoch + 1, samples, loss: squared / samples as f64 });
-            }
-            Ok(())
-        })?;
-        if counts.kept == 0 {
-            return Err(TrainError::NothingKept { epoch: epoch + 1 });
-        }
-        state.epochs += 1;
-        let report = EpochReport {
-            epoch: state.epochs,
-            epochs: config.epochs,
-            lr,
-            loss: squared / samples.max(1) as f64,
-            counts,
-            seconds: started.elapsed().as_secs_f64(),
-            validation_loss: (!validation.is_empty()).then(|| grad::mean_loss(&state.net, &validation, &target)),
-        };
+    for _ in 0..legs {
+        let mut report = train_leg(&mut state, &data, &settings, &mut on)?;
+        report.validation_loss = (!validation.is_empty()).then(|| validation_loss(&state, &validation, settings.wdl));
         save(&state, config, &ckpt_path)?;
-        on(Event::Epoch(&report));
+        on(Event::Leg(&report));
         reports.push(report);
     }
     if reports.is_empty() {
-        // Resumed after the last epoch: make sure the network file exists.
+        // Resumed after the last leg: make sure the network file exists.
         state.net.quantise().write(&config.out)?;
     }
     Ok(reports)
+}
+
+/// A fresh state: random weights for `seed`, no position trained.
+pub fn fresh_state(hidden: usize, seed: u64, schedule: Schedule) -> Checkpoint {
+    Checkpoint {
+        net: FloatNetwork::random(hidden, seed),
+        optimiser: AdamW::new(hidden),
+        legs: 0,
+        seed,
+        trained: 0,
+        schedule,
+    }
+}
+
+/// One leg: every file of `data` once, in order, through the shuffle
+/// buffer; the state's network, optimiser, positions and leg count move on.
+/// Nothing is written.
+pub fn train_leg(
+    state: &mut Checkpoint,
+    data: &Dataset,
+    settings: &LegSettings,
+    on: &mut impl FnMut(Event),
+) -> Result<LegReport, TrainError> {
+    let target = target(state, settings.wdl);
+    let hidden = state.net.hidden();
+    let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(hidden)).collect();
+    let leg = state.legs + 1;
+    let seed = state.seed ^ u64::from(leg).wrapping_mul(0xA24B_AED4_963E_E407);
+    let started = Instant::now();
+    let before = state.trained;
+    let (mut samples, mut squared, mut first_lr, mut last_lr) = (0u64, 0f64, None, 0f32);
+    let counts = data.leg(seed, settings.buffer, settings.batch, &settings.filter, |batch: &[Sample]| {
+        let lr = state.schedule.rate(state.trained);
+        first_lr.get_or_insert(lr);
+        last_lr = lr;
+        grad::batch_gradient(&state.net, batch, &target, settings.threads, &mut grads);
+        state.optimiser.step(&mut state.net, &grads[0], lr);
+        state.trained += batch.len() as u64;
+        samples += batch.len() as u64;
+        squared += grads[0].squared_error;
+        on(Event::Progress { leg, samples, loss: squared / samples as f64 });
+        Ok(())
+    })?;
+    if counts.kept == 0 {
+        return Err(TrainError::NothingKept { leg });
+    }
+    state.legs = leg;
+    Ok(LegReport {
+        leg,
+        lr: (first_lr.unwrap_or(last_lr), last_lr),
+        trained: (before, state.trained),
+        planned: state.schedule.planned,
+        loss: squared / samples.max(1) as f64,
+        counts,
+        seconds: started.elapsed().as_secs_f64(),
+        validation_loss: None,
+    })
+}
+
+/// The loss of the state's network on held-out samples.
+pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32) -> f64 {
+    grad::mean_loss(&state.net, samples, &target(state, wdl))
+}
+
+fn target(state: &Checkpoint, wdl: f32) -> Target {
+    Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / 400.0 }
 }
 
 /// Every kept position of the validation files (in file order).
@@ -233,26 +327,39 @@ fn validation_samples(config: &TrainConfig) -> Result<Vec<Sample>, TrainError> {
     Ok(all)
 }
 
-/// A fresh run's state, or the checkpoint's when resuming.
-fn start(config: &TrainConfig, ckpt_path: &Path) -> Result<Checkpoint, TrainError> {
-    if config.resume && ckpt_path.exists() {
-        let ckpt = Checkpoint::load(ckpt_path)
-            .map_err(|source| TrainError::Checkpoint { path: ckpt_path.to_path_buf(), source })?;
-        let mismatch = |reason: String| TrainError::ResumeMismatch { path: ckpt_path.to_path_buf(), reason };
-        if ckpt.net.hidden() != config.hidden {
-            return Err(mismatch(format!("its hidden size is {}, not --hidden {}", ckpt.net.hidden(), config.hidden)));
-        }
-        if ckpt.seed != config.seed {
-            return Err(mismatch(format!("its seed is {}, not --seed {}", ckpt.seed, config.seed)));
-        }
-        return Ok(ckpt);
+/// A fresh run's state, or the checkpoint's it continues.
+fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError> {
+    let from = match &config.start {
+        Start::Fresh => None,
+        Start::Resume => Some(config.checkpoint_path()).filter(|p| p.exists()),
+        Start::Init(path) => Some(path.clone()),
+    };
+    let Some(path) = from else {
+        let planned = match config.planned {
+            Some(p) => p,
+            None => {
+                let kept = data.count(&config.filter)?.kept;
+                if kept == 0 {
+                    return Err(TrainError::NothingKept { leg: 1 });
+                }
+                kept * u64::from(config.epochs)
+            }
+        };
+        let schedule = Schedule { lr: config.lr, lr_end: config.lr_end, planned };
+        return Ok(fresh_state(config.hidden.unwrap_or(DEFAULT_HIDDEN), config.seed.unwrap_or(1), schedule));
+    };
+    let mut ckpt = Checkpoint::load(&path).map_err(|source| TrainError::Checkpoint { path: path.clone(), source })?;
+    let mismatch = |reason: String| TrainError::ResumeMismatch { path: path.clone(), reason };
+    if let Some(hidden) = config.hidden.filter(|&h| h != ckpt.net.hidden()) {
+        return Err(mismatch(format!("its hidden size is {}, not --hidden {hidden}", ckpt.net.hidden())));
     }
-    Ok(Checkpoint {
-        net: FloatNetwork::random(config.hidden, config.seed),
-        optimiser: AdamW::new(config.hidden),
-        epochs: 0,
-        seed: config.seed,
-    })
+    if let Some(seed) = config.seed.filter(|&s| s != ckpt.seed) {
+        return Err(mismatch(format!("its seed is {}, not --seed {seed}", ckpt.seed)));
+    }
+    if let Some(planned) = config.planned {
+        ckpt.schedule.planned = planned;
+    }
+    Ok(ckpt)
 }
 
 /// Writes the quantised network, then the checkpoint.

@@ -1,43 +1,61 @@
 //! `archivist train`: the command line of [`crate::train`].
 
 use crate::train::data::Filter;
-use crate::train::{self, Event, TrainConfig};
+use crate::train::{self, Event, Start, TrainConfig};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::train_ledger as ledger;
+
 /// Train a value network `(768 → N) × 2 → 1` (SCReLU) from compressed-board
 /// game records on the CPU; deterministic for a seed on any thread count.
 ///
-/// Filters (every epoch, on every position): positions in check and
+/// Training goes in legs: a leg reads the --data files once, in the order
+/// given, through a seeded shuffle buffer of --buffer positions that is
+/// drained at the leg's end. --epochs legs are trained over the same files.
+/// The learning rate follows a cosine from --lr to --lr-end over --planned
+/// positions trained (default: --epochs × the positions the filters keep),
+/// then stays at --lr-end.
+///
+/// Filters (every leg, on every position): positions in check and
 /// positions whose recorded move is a capture, en passant or a promotion are
 /// left out; so are the first --skip-plies plies of each game and positions
 /// scored beyond ±--max-cp (mates and tablebase results included).
 ///
 /// Target: λ·result + (1 − λ)·score, both the side to move's expected score
-/// (λ = --wdl); loss: mean squared error of σ(eval / 400). AdamW, learning
-/// rate by a cosine from --lr to --lr-end over the epochs. After every epoch
-/// the quantised network is written to --out and the float network with
-/// the optimiser state to <out>.ckpt; --resume continues from it.
+/// (λ = --wdl); loss: mean squared error of σ(eval / 400). After every leg
+/// the quantised network is written to --out and the float network with the
+/// optimiser state, positions trained and schedule to <out>.ckpt, with a
+/// ledger of every leg (files read, settings, losses) in <out>.ckpt.json.
+///
+/// --init CKPT starts from another run's checkpoint (its network, optimiser,
+/// schedule and positions trained): the way training continues across
+/// sessions on new data. --resume continues this run's own <out>.ckpt until
+/// it has --epochs legs.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
-    /// Record files (`selfplay` output; value-only or with visits).
+    /// Record files (`selfplay` output; value-only or with visits), read in this order.
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
     /// The network file to write (ARNN v1, see `src/nnue/file.rs`).
     #[arg(long)]
     out: PathBuf,
-    /// Hidden size N (a multiple of 16 in 16..=4096).
-    #[arg(long, default_value_t = 128)]
-    hidden: usize,
-    #[arg(long, default_value_t = 10)]
+    /// Hidden size N (a multiple of 16 in 16..=4096; default 128, or the checkpoint's).
+    #[arg(long)]
+    hidden: Option<usize>,
+    /// Legs over the --data files (with --resume: the legs the checkpoint should reach).
+    #[arg(long, default_value_t = 1)]
     epochs: u32,
-    /// Learning rate of the first epoch.
-    #[arg(long, default_value_t = 0.001)]
-    lr: f32,
-    /// Learning rate of the last epoch (default --lr / 100).
+    /// Learning rate at the start of the schedule (fresh runs; a checkpoint keeps its own).
+    #[arg(long)]
+    lr: Option<f32>,
+    /// Learning rate at the end of the schedule (default --lr / 100).
     #[arg(long)]
     lr_end: Option<f32>,
+    /// Positions the learning-rate cosine spans (replaces a checkpoint's plan when given).
+    #[arg(long)]
+    planned: Option<u64>,
     /// λ: weight of the game result in the target, 0..=1.
     #[arg(long, default_value_t = 0.25)]
     wdl: f32,
@@ -50,69 +68,86 @@ pub struct TrainArgs {
     /// Threads computing each batch's gradient (at most 8 are used).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of a fresh run (default 1; a checkpoint keeps its own).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Leave out the first N recorded plies of every game.
     #[arg(long, default_value_t = 8)]
     skip_plies: u32,
     /// Leave out positions scored beyond ± this many centipawns.
     #[arg(long, default_value_t = 2000)]
     max_cp: i32,
-    /// Continue from <out>.ckpt (same --hidden and --seed) after its last epoch.
-    #[arg(long)]
+    /// Continue from <out>.ckpt (same --hidden and --seed) until it has --epochs legs.
+    #[arg(long, conflicts_with = "init")]
     resume: bool,
-    /// Held-out record files: their loss is printed after every epoch (never trained on).
+    /// Start from this checkpoint (another run's `.ckpt`) and train --epochs legs on --data.
+    #[arg(long)]
+    init: Option<PathBuf>,
+    /// Held-out record files: their loss is printed after every leg (never trained on).
     #[arg(long, num_args = 1..)]
     validation: Vec<PathBuf>,
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    let continues = args.resume || args.init.is_some();
+    if continues && (args.lr.is_some() || args.lr_end.is_some()) {
+        anyhow::bail!(
+            "--lr and --lr-end set a fresh run's schedule; a checkpoint keeps its own (--planned may extend it)"
+        );
+    }
+    let lr = args.lr.unwrap_or(0.001);
     let config = TrainConfig {
         data: args.data,
         out: args.out,
         hidden: args.hidden,
         epochs: args.epochs,
-        lr: args.lr,
-        lr_end: args.lr_end.unwrap_or(args.lr / 100.0),
+        lr,
+        lr_end: args.lr_end.unwrap_or(lr / 100.0),
+        planned: args.planned,
         wdl: args.wdl,
         batch: args.batch,
         buffer: args.buffer,
         threads: args.threads.max(1),
         seed: args.seed,
         filter: Filter { skip_plies: args.skip_plies, max_cp: args.max_cp },
-        resume: args.resume,
+        start: match (args.init, args.resume) {
+            (Some(path), _) => Start::Init(path),
+            (None, true) => Start::Resume,
+            (None, false) => Start::Fresh,
+        },
         validation: args.validation,
     };
+    let earlier = ledger::earlier(&config).context("reading the ledger of the checkpoint continued")?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
-    let mut epoch_start = (0, std::time::Instant::now());
+    let mut leg_start = (0, std::time::Instant::now());
     let reports = train::train(&config, |event| match event {
         Event::Opened { games, positions } => {
             bar.suspend(|| eprintln!("data: {games} games, {positions} positions in {} file(s)", config.data.len()));
         }
-        Event::Resumed { epochs } => {
-            bar.suspend(|| eprintln!("resuming after epoch {epochs} of {}", config.checkpoint_path().display()));
+        Event::Continued { legs, trained } => {
+            bar.suspend(|| eprintln!("continuing a checkpoint after {legs} leg(s), {trained} positions trained"));
         }
-        Event::Progress { epoch, samples, loss } => {
-            if epoch_start.0 != epoch {
-                epoch_start = (epoch, std::time::Instant::now());
+        Event::Progress { leg, samples, loss } => {
+            if leg_start.0 != leg {
+                leg_start = (leg, std::time::Instant::now());
             }
-            let rate = samples as f64 / epoch_start.1.elapsed().as_secs_f64().max(1e-9);
-            bar.set_message(format!(
-                "epoch {epoch}/{}: {samples} positions trained, loss {loss:.6}, {rate:.0}/s",
-                config.epochs
-            ));
+            let rate = samples as f64 / leg_start.1.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!("leg {leg}: {samples} positions trained, loss {loss:.6}, {rate:.0}/s"));
         }
-        Event::Epoch(r) => {
+        Event::Leg(r) => {
             bar.suspend(|| {
                 eprintln!(
-                    "epoch {}/{}: loss {:.6}{}, lr {:.2e}, {} positions kept of {} (opening {}, in check {}, tactical {}, extreme {}), {:.1} s, {:.0} positions/s ({:.0} per thread)",
-                    r.epoch,
-                    r.epochs,
+                    "leg {}: loss {:.6}{}, lr {:.2e} -> {:.2e}, positions trained {} -> {} of {} planned, {} kept of {} (opening {}, in check {}, tactical {}, extreme {}), {:.1} s, {:.0} positions/s ({:.0} per thread)",
+                    r.leg,
                     r.loss,
                     r.validation_loss.map_or(String::new(), |v| format!(", validation loss {v:.6}")),
-                    r.lr,
+                    r.lr.0,
+                    r.lr.1,
+                    r.trained.0,
+                    r.trained.1,
+                    r.planned,
                     r.counts.kept,
                     r.counts.seen,
                     r.counts.opening,
@@ -128,10 +163,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
     let reports = reports.with_context(|| format!("training {}", config.out.display()))?;
+    ledger::write(&config, earlier, &reports).context("writing the checkpoint's ledger")?;
     println!(
-        "{} epoch(s) trained; network written to {}, checkpoint {}",
+        "{} leg(s) trained; network written to {}, checkpoint {} (ledger {}.json)",
         reports.len(),
         config.out.display(),
+        config.checkpoint_path().display(),
         config.checkpoint_path().display()
     );
     Ok(ExitCode::SUCCESS)

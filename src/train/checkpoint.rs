@@ -1,7 +1,9 @@
-//! The trainer's checkpoint (`<out>.ckpt`), format version 1: the float
-//! network and the optimiser state after a whole epoch, so `train --resume`
-//! continues exactly where a run stopped. All integers little-endian; `N` is
-//! the hidden size and `P = 768·N + N + 2·N + 1` the parameter count.
+//! The trainer's checkpoint (`<out>.ckpt`), format version 2: the float
+//! network, the optimiser state, the positions trained so far and the
+//! learning-rate schedule they index, written after every training leg, so
+//! a later leg (`train --init`, `train --resume`) continues exactly where
+//! the last one stopped. All integers little-endian; `N` is the hidden size
+//! and `P = 768·N + N + 2·N + 1` the parameter count.
 //!
 //! | offset | size | field | validated |
 //! |--------|------|-------|-----------|
@@ -12,13 +14,20 @@
 //! | 14 | 2 | QB (u16) | at least 1 |
 //! | 16 | 2 | SCALE (u16) | at least 1 |
 //! | 18 | 2 | reserved | zero |
-//! | 20 | 4 | epochs completed (u32) | — |
+//! | 20 | 4 | legs completed (u32) | — |
 //! | 24 | 8 | seed of the run (u64) | — |
 //! | 32 | 8 | optimiser steps taken (u64) | — |
-//! | 40 | 4·P | parameters, f32: feature weights `[768][N]`, feature biases `[N]`, output weights `[2N]`, output bias | finite |
-//! | 40 + 4P | 4·P | AdamW first moments, same order (f32) | finite |
-//! | 40 + 8P | 4·P | AdamW second moments, same order (f32) | finite, ≥ 0 |
-//! | 40 + 12P | 8 | checksum (u64): 64-bit FNV-1a of bytes `0 .. 40 + 12P` | — |
+//! | 40 | 8 | positions trained (u64) | — |
+//! | 48 | 8 | schedule: planned positions (u64) | at least 1 |
+//! | 56 | 4 | schedule: first learning rate (f32) | finite, > 0 |
+//! | 60 | 4 | schedule: last learning rate (f32) | finite, ≥ 0 |
+//! | 64 | 4·P | parameters, f32: feature weights `[768][N]`, feature biases `[N]`, output weights `[2N]`, output bias | finite |
+//! | 64 + 4P | 4·P | AdamW first moments, same order (f32) | finite |
+//! | 64 + 8P | 4·P | AdamW second moments, same order (f32) | finite, ≥ 0 |
+//! | 64 + 12P | 8 | checksum (u64): 64-bit FNV-1a of bytes `0 .. 64 + 12P` | — |
+//!
+//! Version 1 (no positions or schedule, 40-byte header) is refused: the
+//! positions-indexed schedule cannot be recovered from it.
 //!
 //! The file ends exactly after the checksum. The reader checks magic,
 //! version, hidden size, quantisation, reserved, length, checksum, then the
@@ -32,8 +41,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"ARCK";
-pub const VERSION: u32 = 1;
-pub const HEADER_LEN: usize = 40;
+pub const VERSION: u32 = 2;
+pub const HEADER_LEN: usize = 64;
 
 /// Why a checkpoint was rejected.
 #[derive(Debug, Error)]
@@ -57,6 +66,8 @@ pub enum CheckpointError {
     TrailingBytes { offset: usize, extra: usize },
     #[error("checksum mismatch at offset {offset}: stored {stored:#018x}, computed {computed:#018x}")]
     ChecksumMismatch { offset: usize, stored: u64, computed: u64 },
+    #[error("learning-rate schedule at offset 48 is invalid: {planned} planned positions, rates {lr} to {lr_end}")]
+    BadSchedule { planned: u64, lr: f32, lr_end: f32 },
     #[error("value {value} at offset {offset} is not a finite number (or a negative second moment)")]
     BadValue { offset: usize, value: f32 },
 }
@@ -71,6 +82,7 @@ impl CheckpointError {
             CheckpointError::BadHiddenSize { .. } => 8,
             CheckpointError::BadQuantisation { .. } => 12,
             CheckpointError::NonZeroReserved { .. } => 18,
+            CheckpointError::BadSchedule { .. } => 48,
             CheckpointError::Truncated { offset, .. }
             | CheckpointError::TrailingBytes { offset, .. }
             | CheckpointError::ChecksumMismatch { offset, .. }
@@ -79,13 +91,38 @@ impl CheckpointError {
     }
 }
 
-/// A training run's state after `epochs` whole epochs.
+/// The learning rate as a function of the positions trained: a cosine from
+/// `lr` (none trained) to `lr_end` (`planned` trained), then `lr_end`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    pub lr: f32,
+    pub lr_end: f32,
+    pub planned: u64,
+}
+
+impl Schedule {
+    pub fn is_valid(&self) -> bool {
+        self.planned > 0 && self.lr.is_finite() && self.lr > 0.0 && self.lr_end.is_finite() && self.lr_end >= 0.0
+    }
+
+    /// The learning rate of a batch trained after `trained` positions.
+    pub fn rate(&self, trained: u64) -> f32 {
+        let t = (trained as f64 / self.planned.max(1) as f64).min(1.0);
+        let (lr, end) = (f64::from(self.lr), f64::from(self.lr_end));
+        (end + 0.5 * (lr - end) * (1.0 + (std::f64::consts::PI * t).cos())) as f32
+    }
+}
+
+/// A training run's state after `legs` whole legs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
     pub net: FloatNetwork,
     pub optimiser: AdamW,
-    pub epochs: u32,
+    pub legs: u32,
     pub seed: u64,
+    /// Positions trained so far (every leg), the schedule's index.
+    pub trained: u64,
+    pub schedule: Schedule,
 }
 
 /// The file length for hidden size `hidden`.
@@ -118,9 +155,13 @@ impl Checkpoint {
         for v in [q.qa, q.qb, q.scale, 0] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        out.extend_from_slice(&self.epochs.to_le_bytes());
+        out.extend_from_slice(&self.legs.to_le_bytes());
         out.extend_from_slice(&self.seed.to_le_bytes());
         out.extend_from_slice(&self.optimiser.steps.to_le_bytes());
+        out.extend_from_slice(&self.trained.to_le_bytes());
+        out.extend_from_slice(&self.schedule.planned.to_le_bytes());
+        out.extend_from_slice(&self.schedule.lr.to_le_bytes());
+        out.extend_from_slice(&self.schedule.lr_end.to_le_bytes());
         let params =
             [self.net.feature_weights(), self.net.feature_bias(), self.net.output_weights(), &[self.net.output_bias()]];
         for slice in params.into_iter().chain([self.optimiser.m.as_slice(), self.optimiser.v.as_slice()]) {
@@ -164,6 +205,18 @@ impl Checkpoint {
         if reserved != 0 {
             return Err(CheckpointError::NonZeroReserved { value: reserved });
         }
+        let schedule = Schedule {
+            planned: u64_at(b, 48),
+            lr: f32::from_bits(u32_at(b, 56)),
+            lr_end: f32::from_bits(u32_at(b, 60)),
+        };
+        if !schedule.is_valid() {
+            return Err(CheckpointError::BadSchedule {
+                planned: schedule.planned,
+                lr: schedule.lr,
+                lr_end: schedule.lr_end,
+            });
+        }
         let len = file_len(hidden);
         need(b.len(), len)?;
         if b.len() > len {
@@ -202,8 +255,10 @@ impl Checkpoint {
         Ok(Checkpoint {
             net,
             optimiser: AdamW { m, v, steps: u64_at(b, 32) },
-            epochs: u32_at(b, 20),
+            legs: u32_at(b, 20),
             seed: u64_at(b, 24),
+            trained: u64_at(b, 40),
+            schedule,
         })
     }
 

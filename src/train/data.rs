@@ -6,10 +6,11 @@
 //! the side to move's view. The other perspective's indices follow from the
 //! first ([`other_perspective`]), so they are not stored: 72 bytes a sample.
 //!
-//! The stream never holds more than `buffer` samples: games are taken from
-//! the files in a seeded random interleaving (every buffer mixes all files),
-//! their positions are filtered and appended to the buffer, and a full buffer
-//! is shuffled (Fisher–Yates, seeded) and handed to the trainer.
+//! A training leg ([`Dataset::leg`]) reads its files once, in the order
+//! given, and never holds more than `buffer` samples: each kept position
+//! enters a seeded shuffle buffer that hands out a random one once full, and
+//! is drained (shuffled) at the leg's end, so nothing carries over from one
+//! leg to the next but the network and the optimiser.
 
 use super::TrainError;
 use crate::board::Board;
@@ -97,17 +98,6 @@ pub struct FilterCounts {
     pub extreme: u64,
 }
 
-impl FilterCounts {
-    fn add(&mut self, o: &FilterCounts) {
-        self.seen += o.seen;
-        self.kept += o.kept;
-        self.opening += o.opening;
-        self.in_check += o.in_check;
-        self.tactical += o.tactical;
-        self.extreme += o.extreme;
-    }
-}
-
 /// Appends the kept positions of `game` to `out`.
 pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out: &mut Vec<Sample>) {
     kept_positions(game, filter, counts, |board, score| out.push(Sample::new(board, score, game.result)));
@@ -140,7 +130,14 @@ pub fn kept_positions(game: &Game, filter: &Filter, counts: &mut FilterCounts, m
 
 /// The record files of a training run, mapped and validated.
 pub struct Dataset {
-    files: Vec<(PathBuf, memmap2::Mmap)>,
+    files: Vec<DataFile>,
+    games: u64,
+    positions: u64,
+}
+
+struct DataFile {
+    path: PathBuf,
+    map: memmap2::Mmap,
     games: u64,
     positions: u64,
 }
@@ -157,7 +154,7 @@ impl Dataset {
             let totals = records::validate(&map).map_err(bad)?;
             games += totals.games;
             positions += totals.positions;
-            files.push((path.clone(), map));
+            files.push(DataFile { path: path.clone(), map, games: totals.games, positions: totals.positions });
         }
         if positions == 0 {
             return Err(TrainError::NoData);
@@ -174,53 +171,89 @@ impl Dataset {
         self.positions
     }
 
-    /// One pass over every game: fills buffers of `buffer` samples, shuffles
-    /// each and hands it to `train`. The order depends only on `seed` and
-    /// `epoch`. Returns the filter counts of the pass.
-    pub fn epoch(
+    /// One training leg's stream: every game of every file once, the files
+    /// in the order given, each kept position through a shuffle buffer of
+    /// `buffer` samples, handed to `train` in batches of `batch`.
+    ///
+    /// The buffer fills first; after that each new position takes the place
+    /// of a uniformly chosen one, which goes to the batch. At the end the
+    /// buffer is shuffled (Fisher–Yates) and drained, and the last batch may
+    /// be short. The order depends only on `seed`. Returns the filter counts.
+    pub fn leg(
         &self,
         seed: u64,
-        epoch: u32,
         buffer: usize,
+        batch: usize,
         filter: &Filter,
         mut train: impl FnMut(&[Sample]) -> Result<(), TrainError>,
     ) -> Result<FilterCounts, TrainError> {
-        let mut rng = SplitMix(seed ^ u64::from(epoch).wrapping_mul(0xA24B_AED4_963E_E407));
-        let mut readers: Vec<(usize, Reader<'_>)> =
-            self.files.iter().enumerate().map(|(i, (_, map))| (i, Reader::new(map))).collect();
-        let mut counts = FilterCounts::default();
-        let mut buf: Vec<Sample> = Vec::with_capacity(buffer + 512);
-        let mut flush = |buf: &mut Vec<Sample>, rng: &mut SplitMix| -> Result<(), TrainError> {
-            shuffle(buf, rng);
-            train(buf)?;
-            buf.clear();
-            Ok(())
-        };
-        while !readers.is_empty() {
-            let pick = below(&mut rng, readers.len());
-            let (file, reader) = &mut readers[pick];
-            let game = match reader.next() {
-                None => {
-                    readers.swap_remove(pick);
+        let mut rng = SplitMix(seed);
+        let mut pool: Vec<Sample> = Vec::with_capacity(buffer);
+        let mut out: Vec<Sample> = Vec::with_capacity(batch);
+        let mut game_buf: Vec<Sample> = Vec::new();
+        let mut result = Ok(());
+        let counts = self.for_each_game(|game, counts| {
+            if result.is_err() {
+                return;
+            }
+            game_buf.clear();
+            game_samples(game, filter, counts, &mut game_buf);
+            for &sample in &game_buf {
+                if pool.len() < buffer {
+                    pool.push(sample);
                     continue;
                 }
-                Some(Ok(game)) => game,
-                Some(Err(source)) => {
-                    return Err(TrainError::Records { path: self.files[*file].0.clone(), source });
+                let slot = below(&mut rng, buffer);
+                out.push(std::mem::replace(&mut pool[slot], sample));
+                if out.len() == batch {
+                    result = train(&out);
+                    out.clear();
+                    if result.is_err() {
+                        return;
+                    }
                 }
-            };
-            let mut game_counts = FilterCounts::default();
-            game_samples(&game, filter, &mut game_counts, &mut buf);
-            counts.add(&game_counts);
-            if buf.len() >= buffer {
-                flush(&mut buf, &mut rng)?;
+            }
+        })?;
+        result?;
+        shuffle(&mut pool, &mut rng);
+        for sample in pool {
+            out.push(sample);
+            if out.len() == batch {
+                train(&out)?;
+                out.clear();
             }
         }
-        if !buf.is_empty() {
-            flush(&mut buf, &mut rng)?;
+        if !out.is_empty() {
+            train(&out)?;
         }
         Ok(counts)
     }
+
+    /// The filter counts of one pass (what a leg would keep), without training.
+    pub fn count(&self, filter: &Filter) -> Result<FilterCounts, TrainError> {
+        self.for_each_game(|game, counts| kept_positions(game, filter, counts, |_, _| {}))
+    }
+
+    /// Each file's path, games, recorded positions, bytes and 64-bit FNV-1a.
+    pub fn files(&self) -> impl Iterator<Item = FileSummary<'_>> {
+        self.files.iter().map(|f| FileSummary {
+            path: &f.path,
+            games: f.games,
+            positions: f.positions,
+            bytes: f.map.len() as u64,
+            fnv1a64: crate::nnue::file::fnv1a64(&f.map),
+        })
+    }
+}
+
+/// What a training leg read of one file.
+#[derive(Clone, Copy, Debug)]
+pub struct FileSummary<'a> {
+    pub path: &'a std::path::Path,
+    pub games: u64,
+    pub positions: u64,
+    pub bytes: u64,
+    pub fnv1a64: u64,
 }
 
 impl Dataset {
@@ -232,9 +265,9 @@ impl Dataset {
     /// Every game of every file, in file order, with the filter counts to add to.
     pub fn for_each_game(&self, mut visit: impl FnMut(&Game, &mut FilterCounts)) -> Result<FilterCounts, TrainError> {
         let mut counts = FilterCounts::default();
-        for (path, map) in &self.files {
-            for game in Reader::new(map) {
-                let game = game.map_err(|source| TrainError::Records { path: path.clone(), source })?;
+        for file in &self.files {
+            for game in Reader::new(&file.map) {
+                let game = game.map_err(|source| TrainError::Records { path: file.path.clone(), source })?;
                 visit(&game, &mut counts);
             }
         }

@@ -95,7 +95,7 @@ impl Positions {
             });
         })?;
         if p.train.is_empty() {
-            return Err(TrainError::NothingKept { epoch: 1 });
+            return Err(TrainError::NothingKept { leg: 1 });
         }
         Ok(p)
     }

@@ -54,17 +54,18 @@ fn config(dir: &TempDir, data: PathBuf, threads: usize) -> TrainConfig {
     TrainConfig {
         data: vec![data],
         out: dir.file("net.nnue"),
-        hidden: 16,
+        hidden: Some(16),
         epochs: 3,
         lr: 0.01,
         lr_end: 0.001,
+        planned: None,
         wdl: 0.0,
         batch: 1024,
         buffer: 8192,
         threads,
-        seed: 7,
+        seed: Some(7),
         filter: Filter::default(),
-        resume: false,
+        start: Start::Fresh,
         validation: Vec::new(),
     }
 }
@@ -221,23 +222,24 @@ fn training_gives_the_same_network_on_one_and_two_threads() {
 fn a_resumed_run_equals_an_uninterrupted_one() {
     let dir = TempDir::new("train-resume");
     let data = write_data(&dir);
-    let whole = config(&dir, data.clone(), 2);
+    let mut whole = config(&dir, data.clone(), 2);
+    whole.planned = Some(50_000);
     train(&whole, |_| {}).unwrap();
-    let mut part = config(&dir, data, 2);
+    let mut part = whole.clone();
     part.out = dir.file("part.nnue");
     part.epochs = 1;
     assert_eq!(train(&part, |_| {}).unwrap().len(), 1);
     part.epochs = 3;
-    part.resume = true;
+    part.start = Start::Resume;
     let mut resumed_at = None;
     let reports = train(&part, |e| {
-        if let Event::Resumed { epochs } = e {
-            resumed_at = Some(epochs);
+        if let Event::Continued { legs, .. } = e {
+            resumed_at = Some(legs);
         }
     })
     .unwrap();
     assert_eq!(resumed_at, Some(1));
-    assert_eq!(reports.iter().map(|r| r.epoch).collect::<Vec<_>>(), vec![2, 3]);
+    assert_eq!(reports.iter().map(|r| r.leg).collect::<Vec<_>>(), vec![2, 3]);
     assert_eq!(std::fs::read(&whole.out).unwrap(), std::fs::read(&part.out).unwrap());
 }
 
@@ -248,12 +250,12 @@ fn resume_refuses_a_checkpoint_of_another_run() {
     let mut cfg = config(&dir, data, 1);
     cfg.epochs = 1;
     train(&cfg, |_| {}).unwrap();
-    cfg.resume = true;
+    cfg.start = Start::Resume;
     cfg.epochs = 2;
-    cfg.seed = 8;
+    cfg.seed = Some(8);
     assert!(matches!(train(&cfg, |_| {}), Err(TrainError::ResumeMismatch { .. })));
-    cfg.seed = 7;
-    cfg.hidden = 32;
+    cfg.seed = Some(7);
+    cfg.hidden = Some(32);
     assert!(matches!(train(&cfg, |_| {}), Err(TrainError::ResumeMismatch { .. })));
 }
 
@@ -278,7 +280,8 @@ fn invalid_settings_are_refused() {
     let dir = TempDir::new("train-config");
     let base = config(&dir, dir.file("none.bin"), 1);
     for change in [
-        |c: &mut TrainConfig| c.hidden = 20,
+        |c: &mut TrainConfig| c.hidden = Some(20),
+        |c: &mut TrainConfig| c.planned = Some(0),
         |c: &mut TrainConfig| c.epochs = 0,
         |c: &mut TrainConfig| c.wdl = 1.5,
         |c: &mut TrainConfig| c.batch = 0,
@@ -292,15 +295,13 @@ fn invalid_settings_are_refused() {
 }
 
 #[test]
-fn learning_rate_falls_by_a_cosine_from_lr_to_lr_end() {
-    let dir = TempDir::new("train-lr");
-    let mut c = config(&dir, dir.file("x"), 1);
-    c.epochs = 5;
-    c.lr = 0.01;
-    c.lr_end = 0.0001;
-    assert_eq!(c.learning_rate(0), 0.01);
-    assert!((c.learning_rate(2) - 0.00505).abs() < 1e-6);
-    assert!((c.learning_rate(4) - 0.0001).abs() < 1e-7);
+fn learning_rate_falls_by_a_cosine_over_the_planned_positions() {
+    let s = Schedule { lr: 0.01, lr_end: 0.0001, planned: 1000 };
+    assert_eq!(s.rate(0), 0.01);
+    assert!((s.rate(500) - 0.00505).abs() < 1e-6);
+    assert!((s.rate(1000) - 0.0001).abs() < 1e-7);
+    assert!((s.rate(5000) - 0.0001).abs() < 1e-7, "after the plan the rate stays at lr_end");
+    assert!(s.rate(250) > s.rate(251));
 }
 
 fn sample_checkpoint() -> Checkpoint {
@@ -308,7 +309,14 @@ fn sample_checkpoint() -> Checkpoint {
     optimiser.m.iter_mut().enumerate().for_each(|(i, m)| *m = i as f32 * 1e-6);
     optimiser.v.iter_mut().enumerate().for_each(|(i, v)| *v = i as f32 * 1e-9);
     optimiser.steps = 12345;
-    Checkpoint { net: FloatNetwork::random(16, 9), optimiser, epochs: 4, seed: 77 }
+    Checkpoint {
+        net: FloatNetwork::random(16, 9),
+        optimiser,
+        legs: 4,
+        seed: 77,
+        trained: 987_654,
+        schedule: Schedule { lr: 0.002, lr_end: 0.00002, planned: 30_000_000 },
+    }
 }
 
 #[test]
@@ -328,8 +336,8 @@ fn rejects_damaged_checkpoints_with_offsets() {
     b[0] = b'X';
     assert!(matches!(reject(&b), CheckpointError::BadMagic));
     let mut b = good.clone();
-    b[4] = 2;
-    assert!(matches!(reject(&b), CheckpointError::UnsupportedVersion { version: 2 }));
+    b[4] = 1;
+    assert!(matches!(reject(&b), CheckpointError::UnsupportedVersion { version: 1 }));
     let mut b = good.clone();
     b[8] = 17;
     assert_eq!(reject(&b).offset(), Some(8));
@@ -348,10 +356,14 @@ fn rejects_damaged_checkpoints_with_offsets() {
     assert!(matches!(reject(&b), CheckpointError::ChecksumMismatch { offset, .. } if offset == len - 8));
     // A NaN parameter with a matching checksum is still refused, at its offset.
     let mut b = good.clone();
-    b[44..48].copy_from_slice(&f32::NAN.to_le_bytes());
+    b[68..72].copy_from_slice(&f32::NAN.to_le_bytes());
     let sum = crate::nnue::file::fnv1a64(&b[..len - 8]);
     b[len - 8..].copy_from_slice(&sum.to_le_bytes());
-    assert!(matches!(reject(&b), CheckpointError::BadValue { offset: 44, .. }));
+    assert!(matches!(reject(&b), CheckpointError::BadValue { offset: 68, .. }));
+    // A schedule with no planned positions is refused at its offset.
+    let mut b = good.clone();
+    b[48..56].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(reject(&b).offset(), Some(48));
     for cut in (0..len).step_by(997) {
         assert!(Checkpoint::from_bytes(&good[..cut]).is_err());
     }
@@ -368,7 +380,7 @@ fn checkpoint_keeps_the_quantisation_constants() {
 }
 
 #[test]
-fn validation_loss_is_measured_after_every_epoch() {
+fn validation_loss_is_measured_after_every_leg() {
     let dir = TempDir::new("train-validation");
     let data = write_data(&dir);
     let mut cfg = config(&dir, data.clone(), 2);
@@ -381,4 +393,99 @@ fn validation_loss_is_measured_after_every_epoch() {
     assert!(losses.windows(2).all(|w| w[1] < w[0]), "{losses:?}");
     // Measuring does not change the training.
     assert_eq!(std::fs::read(dir.file("net.nnue")).unwrap(), std::fs::read(&cfg.out).unwrap());
+}
+
+/// The committed records split in two files of alternate games: a leg on
+/// the first never reads the second.
+fn write_two_halves(dir: &TempDir) -> (PathBuf, PathBuf) {
+    let games = crate::records::parse(&material_records()).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (i, g) in games.iter().enumerate() {
+        let mut rec = GameRecorder::new(&g.start).unwrap();
+        for p in &g.plies {
+            rec.push_visits(p.mv, p.score, &p.visits).unwrap();
+        }
+        let bytes = rec.finish(g.result);
+        if i % 2 == 0 { &mut a } else { &mut b }.extend_from_slice(&bytes);
+    }
+    let (pa, pb) = (dir.file("first.bin"), dir.file("second.bin"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    (pa, pb)
+}
+
+#[test]
+fn two_legs_through_a_checkpoint_equal_one_process_training_both() {
+    let dir = TempDir::new("train-legs");
+    let (first, second) = write_two_halves(&dir);
+    let filter = Filter::default();
+    let kept = |p: &PathBuf| data::Dataset::open(std::slice::from_ref(p)).unwrap().count(&filter).unwrap().kept;
+    // The plan covers both files: the boundary falls in the middle of the cosine.
+    let planned = kept(&first) + kept(&second);
+    let settings = LegSettings { wdl: 0.25, batch: 1000, buffer: 4096, threads: 2, filter };
+    let schedule = Schedule { lr: 0.01, lr_end: 0.0001, planned };
+
+    // One process: the first leg's files, then the second's.
+    let mut one = fresh_state(16, 7, schedule);
+    let set = |p: &PathBuf| data::Dataset::open(std::slice::from_ref(p)).unwrap();
+    let r1 = train_leg(&mut one, &set(&first), &settings, &mut |_| {}).unwrap();
+    assert!(r1.lr.1 < 0.009 && r1.lr.1 > 0.001, "the leg ends mid-schedule: {:?}", r1.lr);
+    train_leg(&mut one, &set(&second), &settings, &mut |_| {}).unwrap();
+    assert_eq!((one.legs, one.trained), (2, planned));
+
+    // Two legs, two runs, the state carried by the checkpoint file.
+    let mut cfg = config(&dir, first, 2);
+    cfg.epochs = 1;
+    cfg.wdl = 0.25;
+    cfg.batch = 1000;
+    cfg.buffer = 4096;
+    cfg.lr = 0.01;
+    cfg.lr_end = 0.0001;
+    cfg.planned = Some(planned);
+    cfg.out = dir.file("leg1.nnue");
+    train(&cfg, |_| {}).unwrap();
+    let leg1 = cfg.checkpoint_path();
+    let mut next = cfg.clone();
+    next.data = vec![second];
+    next.out = dir.file("leg2.nnue");
+    next.start = Start::Init(leg1);
+    (next.hidden, next.seed, next.planned) = (None, None, None);
+    let reports = train(&next, |_| {}).unwrap();
+    assert_eq!(reports[0].leg, 2);
+    assert_eq!(reports[0].trained, (r1.trained.1, planned));
+
+    assert_eq!(std::fs::read(next.checkpoint_path()).unwrap(), one.to_bytes(), "checkpoints differ");
+    assert_eq!(std::fs::read(&next.out).unwrap(), one.net.quantise().to_bytes(), "networks differ");
+}
+
+#[test]
+fn a_leg_reads_every_kept_position_once_whatever_the_buffer() {
+    let dir = TempDir::new("train-leg-stream");
+    let (first, second) = write_two_halves(&dir);
+    let set = data::Dataset::open(&[first, second]).unwrap();
+    let filter = Filter::default();
+    let mut all = Vec::new();
+    let counts = set.in_order(&filter, &mut all).unwrap();
+    let key = |s: &Sample| (s.features, s.count, s.score.to_bits(), s.result.to_bits());
+    let mut want: Vec<_> = all.iter().map(key).collect();
+    want.sort_unstable();
+    for (buffer, batch) in [(1, 1), (1000, 7), (4096, 1000), (1 << 20, 4096)] {
+        let mut got = Vec::new();
+        let mut sizes = Vec::new();
+        let leg_counts = set
+            .leg(3, buffer, batch, &filter, |b| {
+                sizes.push(b.len());
+                got.extend(b.iter().map(key));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(leg_counts, counts);
+        assert!(sizes[..sizes.len() - 1].iter().all(|&n| n == batch), "only the last batch is short");
+        let in_order: Vec<_> = all.iter().map(key).collect();
+        if buffer > 1 {
+            assert_ne!(got, in_order, "buffer {buffer}: shuffled");
+        }
+        got.sort_unstable();
+        assert_eq!(got, want, "buffer {buffer}, batch {batch}");
+    }
 }

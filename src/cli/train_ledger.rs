@@ -1,0 +1,116 @@
+//! The checkpoint's ledger, `<out>.ckpt.json`: one entry per leg the
+//! checkpoint has trained, carried over from the checkpoint a run continues
+//! (`--init`, `--resume`), so that the newest checkpoint names every file
+//! that ever trained it. `make data-status` reads it to tell which records
+//! a committed checkpoint has read.
+//!
+//! ```json
+//! { "format": "archivist-train-ledger", "version": 1, "legs": [ {
+//!     "leg": 1, "unix_time": 1795800000, "archivist": "0.1.0",
+//!     "command": "archivist train --data ... --out ...",
+//!     "files": [ { "path": "...", "name": "random-1901.bin", "games": 9957,
+//!                  "positions": 1403086, "bytes": 7463495, "fnv1a64": "0x..." } ],
+//!     "validation": [ ... the same for the held-out files ... ],
+//!     "settings": { "hidden": 128, "seed": 1, "wdl": 0.25, "batch": 16384,
+//!                   "buffer": 2000000, "skip_plies": 8, "max_cp": 2000 },
+//!     "kept": 1000000, "trained_before": 0, "trained_after": 1000000,
+//!     "planned": 30000000, "lr_first": 0.001, "lr_last": 0.00099,
+//!     "loss": 0.0301, "validation_loss": 0.0299, "seconds": 600.0 } ] }
+//! ```
+
+use crate::train::data::Dataset;
+use crate::train::{LegReport, Start, TrainConfig};
+use anyhow::Context;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// The ledger beside a checkpoint.
+pub fn path_of(checkpoint: &Path) -> PathBuf {
+    let mut name = checkpoint.as_os_str().to_owned();
+    name.push(".json");
+    PathBuf::from(name)
+}
+
+/// The legs recorded for the checkpoint this run continues (none for a
+/// fresh run, or when the checkpoint has no ledger beside it).
+pub fn earlier(config: &TrainConfig) -> anyhow::Result<Vec<Value>> {
+    let from = match &config.start {
+        Start::Fresh => return Ok(Vec::new()),
+        Start::Resume => config.checkpoint_path(),
+        Start::Init(path) => path.clone(),
+    };
+    let path = path_of(&from);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| path.display().to_string()),
+    };
+    let doc: Value = serde_json::from_str(&text).with_context(|| path.display().to_string())?;
+    match doc.get("legs").and_then(Value::as_array) {
+        Some(legs) => Ok(legs.clone()),
+        None => anyhow::bail!("{}: no \"legs\" array", path.display()),
+    }
+}
+
+fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let set = Dataset::open(paths)?;
+    Ok(set
+        .files()
+        .map(|f| {
+            json!({
+                "path": f.path.display().to_string(),
+                "name": f.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                "games": f.games,
+                "positions": f.positions,
+                "bytes": f.bytes,
+                "fnv1a64": format!("{:#018x}", f.fnv1a64),
+            })
+        })
+        .collect())
+}
+
+/// Writes `<out>.ckpt.json`: the earlier legs, then this run's.
+pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) -> anyhow::Result<()> {
+    let (data, validation) = (files(&config.data)?, files(&config.validation)?);
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let ckpt = crate::train::checkpoint::Checkpoint::load(&config.checkpoint_path())?;
+    for r in reports {
+        legs.retain(|l| l.get("leg").and_then(Value::as_u64) != Some(u64::from(r.leg)));
+        legs.push(json!({
+            "leg": r.leg,
+            "unix_time": now,
+            "archivist": env!("CARGO_PKG_VERSION"),
+            "command": command,
+            "files": data,
+            "validation": validation,
+            "settings": {
+                "hidden": ckpt.net.hidden(),
+                "seed": ckpt.seed,
+                "wdl": config.wdl,
+                "batch": config.batch,
+                "buffer": config.buffer,
+                "skip_plies": config.filter.skip_plies,
+                "max_cp": config.filter.max_cp,
+            },
+            "kept": r.counts.kept,
+            "trained_before": r.trained.0,
+            "trained_after": r.trained.1,
+            "planned": r.planned,
+            "lr_first": r.lr.0,
+            "lr_last": r.lr.1,
+            "loss": r.loss,
+            "validation_loss": r.validation_loss,
+            "seconds": r.seconds,
+        }));
+    }
+    let doc = json!({ "format": "archivist-train-ledger", "version": 1, "legs": legs });
+    let path = path_of(&config.checkpoint_path());
+    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    crate::atomic_file::write_with(&path, 1 << 16, |w| std::io::Write::write_all(w, text.as_bytes()))
+        .with_context(|| path.display().to_string())?;
+    Ok(())
+}

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Training data that outlives the work tree: `make data-status`, `make datagen`.
+
+Records live in one directory outside the checkout, ARCHIVIST_DATA (default
+~/archivist-data), so that the next session on the same machine still has
+them:
+
+    bin/archivist-<commit>        release binaries built from committed revisions
+    bin/archivist-<commit>.json   {"commit", "bench"} of each
+    records/<bench>/<part>-<seed>.bin (+ .runs.json, .log)
+                                  self-play records of the engine whose `bench` is <bench>
+    records/<bench>/genfens-<bench>.epd
+                                  part B's openings for that engine
+    datagen.pid, datagen.log      the background generation, while it runs
+
+The recipe (nets/README.md, "Data recipe") for the engine of bench B:
+files of FILE_GAMES games, seed B*100+k for k = 1, 2, ... up to FILES; file
+k is part B (openings from the project's book, `genfens`) when k % 3 == 0,
+part A (start position and 8 random plies) otherwise. Every file is filled
+by `selfplay --fill FILE_GAMES`, so an interrupted file resumes where it
+stopped, and its seed's game numbering continues past every game the earlier
+runs handed out: no game is played twice. A file holds the games of one
+engine build; when the bench changes, new files with new seeds start, and
+the older files stay usable.
+
+`gen` builds (or reuses) the binary of HEAD from `git archive` -- never from
+the work tree -- and then plays the recipe in the background at nice 19.
+`status` lists every file with its games, positions, engine and which
+committed checkpoint (nets/*.ckpt.json) read it, and what the recipe still
+wants. `stop` ends the background job (the games in progress are dropped).
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.abspath(os.path.expanduser(os.environ.get("ARCHIVIST_DATA", "~/archivist-data")))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
+
+# The recipe. The environment may shrink it for tests (never for real data:
+# the files' names do not say the settings, their .runs.json does).
+FILE_GAMES = int(os.environ.get("ARCHIVIST_DATAGEN_GAMES", 2000))
+FILES = int(os.environ.get("ARCHIVIST_DATAGEN_FILES", 99))
+SETTINGS = ["--soft-nodes", os.environ.get("ARCHIVIST_DATAGEN_SOFT_NODES", "5000"), "--value-only"]
+THREADS = int(os.environ.get("ARCHIVIST_DATAGEN_THREADS", os.cpu_count() or 1))
+GENFENS_COUNT = 20000
+
+
+def seed_of(bench, k):
+    return bench * 100 + k
+
+
+def file_name(bench, k):
+    part = "book" if k % 3 == 0 else "random"
+    return f"{part}-{seed_of(bench, k)}.bin"
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def head_commit():
+    return sh(["git", "-C", ROOT, "rev-parse", "HEAD"]).strip()
+
+
+def bench_of(exe):
+    out = sh(["nice", "-n", "19", exe, "bench"])
+    m = re.search(r"^(\d+) nodes \d+ nps", out, re.M)
+    if not m:
+        raise SystemExit(f"cannot read the bench count of {exe}:\n{out}")
+    return int(m.group(1))
+
+
+def binary_for(commit, log):
+    """The release binary of `commit`, built from `git archive` once.
+    ARCHIVIST_DATAGEN_EXE names a ready binary instead (tests)."""
+    given = os.environ.get("ARCHIVIST_DATAGEN_EXE")
+    if given:
+        return given, bench_of(given)
+    exe = os.path.join(DATA, "bin", f"archivist-{commit[:12]}")
+    meta = exe + ".json"
+    if os.path.exists(exe) and os.path.exists(meta):
+        with open(meta) as f:
+            return exe, json.load(f)["bench"]
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    src = os.path.join(DATA, "build", "src")
+    subprocess.run(["rm", "-rf", src], check=True)
+    os.makedirs(src)
+    log(f"building {commit[:12]} from git archive in {src}")
+    archive = subprocess.Popen(["git", "-C", ROOT, "archive", commit], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", src], stdin=archive.stdout, check=True)
+    archive.wait()
+    env = dict(os.environ)
+    env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " -C target-cpu=x86-64-v3").strip()
+    subprocess.run(
+        ["nice", "-n", "19", "cargo", "build", "--release", "--quiet", "--manifest-path",
+         os.path.join(src, "Cargo.toml"), "--target-dir", os.path.join(DATA, "build", "target")],
+        check=True, env=env)
+    tmp = exe + ".tmp"
+    subprocess.run(["cp", os.path.join(DATA, "build", "target", "release", "archivist"), tmp], check=True)
+    bench = bench_of(tmp)
+    os.rename(tmp, exe)
+    with open(meta, "w") as f:
+        json.dump({"commit": commit, "bench": bench}, f)
+        f.write("\n")
+    log(f"built {exe}: bench {bench}")
+    return exe, bench
+
+
+def verify(exe, path):
+    """(games, positions) of a record file, by `records verify`."""
+    out = subprocess.run([exe, "records", "verify", path], text=True, capture_output=True)
+    m = re.search(r"valid, (\d+) games, (\d+) positions", out.stdout)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2))
+
+
+def any_binary():
+    for cand in sorted(glob.glob(os.path.join(DATA, "bin", "archivist-*")), key=os.path.getmtime, reverse=True):
+        if not cand.endswith((".json", ".tmp")) and os.access(cand, os.X_OK):
+            return cand
+    for cand in [os.path.join(ROOT, "target", "release", "archivist"), os.path.join(ROOT, "archivist")]:
+        if os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def running_pid():
+    try:
+        with open(os.path.join(DATA, "datagen.pid")) as f:
+            pid = int(f.read().strip())
+        os.kill(pid, 0)
+        return pid
+    except (OSError, ValueError):
+        return None
+
+
+def generate(commit):
+    """The background job: build, then fill the recipe's files one by one."""
+    logf = open(os.path.join(DATA, "datagen.log"), "a", buffering=1)
+
+    def log(msg):
+        logf.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {msg}\n")
+
+    stop = []
+    # An interrupt reaches the whole process group: selfplay finishes its
+    # whole games and exits; this loop waits for it, then stops too.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: stop.append(signum))
+    exe, bench = binary_for(commit, log)
+    out_dir = os.path.join(DATA, "records", str(bench))
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "build.json"), "w") as f:
+        json.dump({"commit": commit, "bench": bench, "binary": exe}, f)
+        f.write("\n")
+    genfens = os.path.join(out_dir, f"genfens-{bench}.epd")
+    for k in range(1, FILES + 1):
+        path = os.path.join(out_dir, file_name(bench, k))
+        cmd = [exe, "selfplay", "--out", path, "--seed", str(seed_of(bench, k)), "--fill", str(FILE_GAMES),
+               *SETTINGS, "--threads", str(THREADS)]
+        if k % 3 == 0:
+            if not os.path.exists(genfens):
+                log(f"making {genfens}")
+                out = sh(["nice", "-n", "19", exe,
+                          f"genfens {GENFENS_COUNT} seed {bench} book {os.path.join(ROOT, 'books', 'default.yacb')}",
+                          "quit"])
+                lines = [l[len("info string genfens "):] for l in out.splitlines()
+                         if l.startswith("info string genfens ")]
+                with open(genfens + ".tmp", "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                os.rename(genfens + ".tmp", genfens)
+            cmd += ["--openings", genfens, "--random-plies", "2"]
+        log("running " + " ".join(cmd))
+        with open(path[:-4] + ".log", "a") as out:
+            rc = subprocess.run(["nice", "-n", "19", *cmd], stdout=out, stderr=subprocess.STDOUT).returncode
+        if stop:
+            log(f"interrupted (signal {stop[0]}); `make datagen` resumes")
+            return 130
+        if rc != 0:
+            log(f"selfplay exited with {rc}; stopping")
+            return rc
+    log("the recipe is complete for this build")
+    return 0
+
+
+def cmd_gen(args):
+    os.makedirs(DATA, exist_ok=True)
+    pid = running_pid()
+    if pid:
+        print(f"datagen is already running (pid {pid}); `make data-status` shows its progress")
+        return 0
+    os.makedirs(DATA, exist_ok=True)
+    commit = head_commit()
+    dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).strip()
+    if dirty:
+        print(f"note: the work tree has uncommitted changes; datagen plays HEAD {commit[:12]} as committed")
+    if args.foreground:
+        return generate(commit)
+    child = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), "gen", "--foreground", "--commit", commit],
+        stdout=subprocess.DEVNULL, stderr=open(os.path.join(DATA, "datagen.log"), "a"),
+        start_new_session=True, cwd=DATA)
+    with open(os.path.join(DATA, "datagen.pid"), "w") as f:
+        f.write(f"{child.pid}\n")
+    print(f"datagen started in the background (pid {child.pid}) for HEAD {commit[:12]}: "
+          f"log {os.path.join(DATA, 'datagen.log')}, records under {os.path.join(DATA, 'records')}; "
+          f"`make datagen-stop` ends it")
+    return 0
+
+
+def cmd_stop(_args):
+    pid = running_pid()
+    if not pid:
+        print("datagen is not running")
+        return 0
+    os.killpg(pid, signal.SIGINT)
+    print(f"stopping datagen (pid {pid}): selfplay writes its whole games and exits")
+    return 0
+
+
+def ledgers():
+    """{(file name, fnv1a64): [checkpoint leg, ...]} from every committed checkpoint ledger."""
+    read = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "nets", "*.ckpt.json"))):
+        with open(path) as f:
+            doc = json.load(f)
+        for leg in doc.get("legs", []):
+            for fi in leg.get("files", []):
+                read.setdefault((fi.get("name"), fi.get("fnv1a64")), []).append(
+                    f"{os.path.basename(path)[:-len('.ckpt.json')]} leg {leg.get('leg')}")
+    return read
+
+
+def fnv1a64(path):
+    h = 0xcbf29ce484222325
+    with open(path, "rb") as f:
+        data = f.read()
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:#018x}"
+
+
+def cmd_status(_args):
+    exe = any_binary()
+    read = ledgers()
+    print(f"data directory: {DATA} (ARCHIVIST_DATA)")
+    pid = running_pid()
+    print(f"datagen: {'running, pid %d' % pid if pid else 'not running'}")
+    dirs = [(SHARED, "shared (read-only)")] if os.path.isdir(SHARED) else []
+    dirs += [(d, None) for d in sorted(glob.glob(os.path.join(DATA, "records", "*")))]
+    total_games = total_positions = 0
+    unread = []
+    head_bench = None
+    try:
+        meta = os.path.join(DATA, "bin", f"archivist-{head_commit()[:12]}.json")
+        with open(meta) as f:
+            head_bench = json.load(f)["bench"]
+    except (OSError, ValueError, KeyError, subprocess.CalledProcessError):
+        pass
+    have_head = 0
+    for d, label in dirs:
+        build = {}
+        try:
+            with open(os.path.join(d, "build.json")) as f:
+                build = json.load(f)
+        except OSError:
+            pass
+        name = label or f"engine {build.get('commit', '?')[:12]}, bench {build.get('bench', os.path.basename(d))}"
+        print(f"\n{d}: {name}")
+        for path in sorted(glob.glob(os.path.join(d, "*.bin"))):
+            counted = verify(exe, path) if exe else None
+            games, positions = counted if counted else (None, None)
+            runs = []
+            try:
+                with open(path + ".runs.json") as f:
+                    runs = json.load(f).get("runs", [])
+            except (OSError, ValueError):
+                pass
+            seeds = sorted({r.get("seed") for r in runs if r.get("seed") is not None})
+            live = any(r.get("status") == "running" for r in runs) and pid is not None
+            base = os.path.basename(path)
+            who = read.get((base, fnv1a64(path)), []) if any(n == base for n, _ in read) else []
+            state = ("being written" if live else
+                     "complete" if games is not None and (games >= FILE_GAMES or label) else "partial")
+            line = (f"  {os.path.basename(path):28} {games if games is not None else '?':>7} games "
+                    f"{positions if positions is not None else '?':>9} positions  seed {','.join(map(str, seeds)) or '?'}"
+                    f"  {state}; read by: {', '.join(who) if who else 'no checkpoint'}")
+            print(line)
+            if games:
+                total_games += games
+                total_positions += positions
+                if str(head_bench) == os.path.basename(d):
+                    have_head += positions
+                if not who and state == "complete":
+                    unread.append(path)
+    print(f"\nin all: {total_games} games, {total_positions} positions")
+    if head_bench is not None:
+        want = FILE_GAMES * FILES * 140
+        print(f"recipe for HEAD (bench {head_bench}): {have_head} of about {want} positions "
+              f"({FILES} files of {FILE_GAMES} games); `make datagen` plays the rest")
+    else:
+        print("recipe for HEAD: no binary built yet; `make datagen` builds it and starts the recipe")
+    if unread:
+        print("\ncomplete files no committed checkpoint has read (the next leg's --data):")
+        for p in unread:
+            print(f"  {p}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen", help="start (or resume) the recipe in the background")
+    g.add_argument("--foreground", action="store_true", help=argparse.SUPPRESS)
+    g.add_argument("--commit", help=argparse.SUPPRESS)
+    sub.add_parser("status", help="what is there, and what the recipe still wants")
+    sub.add_parser("stop", help="stop the background generation")
+    args = ap.parse_args()
+    if args.cmd == "gen":
+        if args.foreground:
+            return generate(args.commit or head_commit())
+        return cmd_gen(args)
+    if args.cmd == "stop":
+        return cmd_stop(args)
+    return cmd_status(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
