@@ -50,7 +50,7 @@ pub struct SelfplayArgs {
     /// Game threads (each plays its own games with a one-thread search).
     #[arg(long)]
     threads: Option<usize>,
-    /// Hash per game thread, in MB.
+    /// Hash per game thread, in MB (default: sized to the node limit, 32 bytes a node of the hard limit, 1 to 16 MB).
     #[arg(long)]
     hash: Option<usize>,
     /// Seed of the openings (default: from the clock, printed and logged);
