@@ -55,8 +55,13 @@ test: deps build unit-test engine-test
 unit-test:
 	$(CARGO) test
 
+# The black-box tests on JOBS processes (pytest-xdist), then the ones that
+# check wall-clock limits (marked `timing`) alone, so the load of the others
+# cannot make them lose on time.
+JOBS ?= 2
 engine-test: deps build
-	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q engine-tests
+	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -n $(JOBS) -m "not timing" engine-tests
+	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -m timing engine-tests
 
 lint:
 	$(CARGO) fmt --check
@@ -77,7 +82,7 @@ debug-game: deps
 debug-test: unit-test debug-game
 
 # What CI runs (.ci/run): the habits, then the README's test command.
-ci: deps lint bench-check debug-game test
+ci: deps lint bench-check test debug-game
 
 # A match against outside engines (not part of `make test`): GAMES per
 # opponent, in pairs over the built-in openings, at TC (BASE+INC seconds).

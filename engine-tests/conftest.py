@@ -6,6 +6,11 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "timing: checks wall-clock limits; `make engine-test` runs these alone, after the parallel rest")
 SHARED = ROOT.parent / "shared"
 
 

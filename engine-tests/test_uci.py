@@ -418,6 +418,7 @@ def test_go_depth_reports_full_info_lines_and_a_legal_bestmove(uci):
     assert len(lines[-1].split()) == 4, f"no ponder move: {lines[-1]}"
 
 
+@pytest.mark.timing
 def test_go_movetime_200_returns_on_time(uci):
     uci.send("position startpos moves e2e4 c7c5")
     uci.ready()
@@ -427,6 +428,7 @@ def test_go_movetime_200_returns_on_time(uci):
     assert_bestmove_legal(lines[-1], board_after(None, "e2e4 c7c5"))
 
 
+@pytest.mark.timing
 def test_go_clock_uses_the_side_to_moves_clock(uci):
     # Black to move with half a second left; white's clock is irrelevant.
     uci.send("position startpos moves e2e4")
@@ -645,6 +647,7 @@ def _assert_clean(game: gauntlet.GameResult) -> None:
     assert game.result in ("1-0", "0-1", "1/2-1/2")
 
 
+@pytest.mark.timing
 def test_selfplay_games_at_movetime_50_are_clean(exe, player):
     openings = gauntlet.builtin_openings()
     a, b = player("archivist-a", exe), player("archivist-b", exe)
@@ -654,12 +657,14 @@ def test_selfplay_games_at_movetime_50_are_clean(exe, player):
         _assert_clean(game)
 
 
+@pytest.mark.timing
 def test_selfplay_game_at_1s_plus_10ms_does_not_lose_on_time(exe, player):
     a, b = player("archivist-a", exe), player("archivist-b", exe)
     game = gauntlet.play_game(a, b, gauntlet.builtin_openings()[9], gauntlet.TimeControl(1, 0.01))
     _assert_clean(game)
 
 
+@pytest.mark.timing
 def test_game_against_stockfish_skill_0_is_clean(exe, stockfish, player):
     me = player("archivist", exe)
     sf = player("stockfish", stockfish, **{"Skill Level": 0, "Threads": 1, "Hash": 16})

@@ -184,13 +184,22 @@ def test_default_book_is_valid_and_covers_the_opening_lines(exe):
 
 def test_default_book_is_what_make_book_builds(exe, tmp_path):
     """`make book` is deterministic (one thread, node-limited, a fresh table
-    per position), so the committed book must be exactly what it builds."""
-    out = tmp_path / "default.yacb"
-    r = run(exe, "book", "analyse", str(OPENINGS), "--nodes", "250000", "--out", str(out), timeout=600)
+    per position), so the committed book must hold exactly what it builds.
+    Every search change changes the values, so a sample of the lines (every
+    eighth game of books/openings.pgn, about 60 positions at 250,000 nodes)
+    finds a stale book; the whole book takes ten times as long."""
+    games = OPENINGS.read_text().split("[Event ")[1:]
+    sample = tmp_path / "sample.pgn"
+    sample.write_text("".join("[Event " + g for g in games[::8]))
+    out = tmp_path / "sample.yacb"
+    r = run(exe, "book", "analyse", str(sample), "--nodes", "250000", "--out", str(out), timeout=600)
     assert r.returncode == 0, r.stderr
     assert "elo -867" in r.stdout
-    assert out.read_bytes() == (ROOT / "books" / "default.yacb").read_bytes(), \
-        "books/default.yacb is stale: run `make book` and commit it"
+    committed = {e["key"]: e for e in entries(exe, ROOT / "books" / "default.yacb")}
+    built = entries(exe, out)
+    assert len(built) >= 40
+    stale = [e for e in built if committed.get(e["key"]) != e]
+    assert not stale, f"books/default.yacb is stale: run `make book` and commit it ({len(stale)} entries differ)"
 
 
 def test_keys_of_an_analysed_book_are_the_vector_keys(exe, tmp_path):
