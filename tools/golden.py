@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Golden-output check for restructuring commits (`No functional change`).
+
+Runs every command a restructuring may touch on committed inputs and
+compares what it prints and writes, byte for byte:
+
+    python3 tools/golden.py OLD_BINARY NEW_BINARY   # run both, compare
+    python3 tools/golden.py --record BINARY FILE    # keep BINARY's outputs (JSON)
+    python3 tools/golden.py --check BINARY FILE     # compare BINARY with FILE
+
+Typical use: build the parent commit and the change, then
+`python3 tools/golden.py target-parent/release/archivist
+target/release/archivist`; or `--record` once before a series of commits
+and `--check` after each. It prints one line per command, `same` or
+`DIFFERENT: ...`, and exits 1 on any difference (2 on bad usage).
+
+Inputs are files of the repository (engine-tests/data, books) and, where the
+engine tests already use them, ../shared (books/performance.bin, syzygy);
+a step whose ../shared input is missing says `skipped`. Each binary runs in
+its own temporary directory with relative output names, one thread
+(`--threads 1`) and fixed seeds. A step that reads an earlier step's output
+(`book convert` reads the built book, `records export` the self-play file)
+says so when that input already differs.
+
+Compared: the exit status; stdout and stderr with the timing figures masked
+(STREAM_MASKS); every file a step creates (the self-play run log with its
+command line and clock fields masked, RUNLOG_MASKS). `bench` compares only
+the final `N nodes` count, which must also equal the newest `Bench: N` line
+of `git log`. `selfplay` gets `--hash 16` because its default hash follows
+the node limit since 3dd1524.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+DATA = ROOT / "engine-tests" / "data"
+SF200 = DATA / "shared" / "pgn" / "stockfish-selfplay-200.pgn"
+SYZYGY = SHARED / "syzygy"
+
+# Timing figures in stdout/stderr: elapsed times, speeds, shares of time.
+STREAM_MASKS = [
+    (r"\d+(\.\d+)? ?[\w.]+/s\b", "<rate>"),          # 2.3 MB/s, 408 positions/s
+    (r"\d+ nps\b", "<nps>"),
+    (r"\d+(\.\d+)? ?(ms|s)\b", "<time>"),             # 0.08 s, 102 ms
+    (r"Total time \(ms\) : \d+", "Total time (ms) : <time>"),
+    (r"\d+(\.\d+)?% of the time", "<share> of the time"),
+    (r"peak memory \d+ MB", "peak memory <mem>"),
+]
+# The self-play run log (<out>.runs.json) names the binary and the clock.
+RUNLOG_MASKS = [
+    (r'"command": "[^"]*"', '"command": "<command>"'),
+    (r'"(started|ended)_unix": \d+', r'"\1_unix": <clock>'),
+]
+
+
+def shared(*parts):
+    return SHARED.joinpath(*parts)
+
+
+def steps():
+    """(name, argv, uses, stdin): argv items that are Paths are inputs; plain
+    strings ending in an output name are written in the run's directory;
+    `uses` names the steps whose outputs this one reads."""
+    fens = [line.split(";")[0] for line in
+            (DATA / "tb_vectors.csv").read_text().splitlines()[1::500]]
+    return [
+        ("bench", ["bench"], [], None),
+        ("book build polyglot", ["book", "build", "--pgn", SF200, "--out", "sf.bin",
+                                 "--threads", "1"], [], None),
+        ("book build polyglot filtered",
+         ["book", "build", "--pgn", ROOT / "books" / "openings.pgn", SF200, "--out", "opf.bin",
+          "--min-game", "1", "--max-ply", "16", "--min-score", "40", "--threads", "1"], [], None),
+        ("book build yacb", ["book", "build", "--pgn", SF200, "--out", "sf.yacb",
+                             "--threads", "1"], [], None),
+        ("book build yacb openings", ["book", "build", "--pgn", ROOT / "books" / "openings.pgn",
+                                      "--out", "op.yacb", "--min-game", "1", "--threads", "1"],
+         [], None),
+        ("book convert polyglot->sbob", ["book", "convert", "sf.bin", "sf.sbob"],
+         ["book build polyglot"], None),
+        ("book convert polyglot->json", ["book", "convert", "sf.bin", "sf.json"],
+         ["book build polyglot"], None),
+        ("book convert polyglot->yacb", ["book", "convert", "sf.bin", "sfc.yacb"],
+         ["book build polyglot"], None),
+        ("book convert sbob->polyglot", ["book", "convert", "sf.sbob", "sf-sbob.bin"],
+         ["book convert polyglot->sbob"], None),
+        ("book convert json->polyglot", ["book", "convert", "sf.json", "sf-json.bin"],
+         ["book convert polyglot->json"], None),
+        ("book convert golden sbob->json", ["book", "convert", DATA / "sbob_golden.sbob", "g.json"],
+         [], None),
+        ("book convert golden json->sbob", ["book", "convert", DATA / "sbob_golden.json", "g.sbob"],
+         [], None),
+        ("book convert lasker-trap->json",
+         ["book", "convert", DATA / "shared" / "books" / "lasker-trap.bin", "lt.json"], [], None),
+        ("book export yacb->epd", ["book", "export", ROOT / "books" / "default.yacb",
+                                   "--out", "d.epd"], [], None),
+        ("book export yacb->pgn", ["book", "export", ROOT / "books" / "default.yacb",
+                                   "--out", "d.pgn"], [], None),
+        ("book export polyglot->pgn", ["book", "export", "sf.bin", "--out", "sf.pgn",
+                                       "--max-ply", "10"], ["book build polyglot"], None),
+        ("book export pgn->epd", ["book", "export", ROOT / "books" / "openings.pgn",
+                                  "--out", "o.epd", "--min-ply", "4", "--max-ply", "8"], [], None),
+        ("book export epd --eval-nodes", ["book", "export", ROOT / "books" / "openings.pgn",
+                                          "--out", "oe.epd", "--max-ply", "6",
+                                          "--eval-nodes", "500"], [], None),
+        ("book merge polyglot", ["book", "merge", "--out", "m.bin",
+                                 shared("books", "performance.bin"),
+                                 DATA / "shared" / "books" / "lasker-trap.bin", "sf.bin"],
+         ["book build polyglot"], None),
+        ("book merge yacb", ["book", "merge", "--out", "m.yacb", ROOT / "books" / "default.yacb",
+                             DATA / "golden.yacb", "sf.yacb"], ["book build yacb"], None),
+        ("records import", ["records", "import", "--pgn", DATA / "records" / "cutechess-stockfish.pgn",
+                            "--out", "cc.bin", "--threads", "1"], [], None),
+        ("records import --unscored keep", ["records", "import", "--pgn", SF200, "--out", "sf200.bin",
+                                            "--unscored", "keep", "--threads", "1"], [], None),
+        ("selfplay", ["selfplay", "--threads", "1", "--seed", "1", "--games", "4", "--nodes", "2000",
+                      "--hash", "16", "--out", "sp.bin"], [], None),
+        *[(f"records export {fmt}", ["records", "export", "--format", fmt, "--out", f"sp.{fmt}",
+                                     "sp.bin"], ["selfplay"], None)
+          for fmt in ("viriformat", "bullet-text", "sf-plain")],
+        ("records export sf-plain (imported)", ["records", "export", "--format", "sf-plain",
+                                                "--out", "cc.sf-plain", "cc.bin"],
+         ["records import"], None),
+        ("records dedup", ["records", "dedup", "--out", "dd.bin", "sf200.bin"],
+         ["records import --unscored keep"], None),
+        ("records dedup selfplay", ["records", "dedup", "--out", "dd-sp.bin", "sp.bin"],
+         ["selfplay"], None),
+        ("records shuffle --seed 7", ["records", "shuffle", "--seed", "7", "--out", "sh.bin",
+                                      "sf200.bin"], ["records import --unscored keep"], None),
+        ("records shuffle --seed 7 --positions", ["records", "shuffle", "--seed", "7", "--positions",
+                                                  "--out", "shp.bin", "sp.bin"], ["selfplay"], None),
+        ("records split --parts 3", ["records", "split", "--parts", "3", "--out-prefix", "part",
+                                     "sf200.bin"], ["records import --unscored keep"], None),
+        ("records split --games-per-part 2", ["records", "split", "--games-per-part", "2",
+                                              "--out-prefix", "chunk", "cc.bin"],
+         ["records import"], None),
+        ("tb probe (51 FENs on stdin)", ["tb", "probe", "--path", SYZYGY], [], "\n".join(fens) + "\n"),
+        ("tb probe --moves --json", ["tb", "probe", "--path", SYZYGY, "--moves", "--json", fens[2]],
+         [], None),
+        ("tb probe --moves", ["tb", "probe", "--path", SYZYGY, "--moves", fens[5]], [], None),
+    ]
+
+
+def mask(text, masks):
+    for pattern, repl in masks:
+        text = re.sub(pattern, repl, text)
+    return text
+
+
+def newest_bench():
+    log = subprocess.run(["git", "-C", str(ROOT), "log", "--format=%B"],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r"^Bench: (\d+)", log, re.M)
+    return int(m.group(1)) if m else None
+
+
+def run_step(binary, workdir, argv, stdin):
+    """Runs one step in workdir: (its comparable result, {file: bytes})."""
+    if any(isinstance(a, Path) and str(a).startswith(str(SHARED)) and not a.exists() for a in argv):
+        return {"skipped": True}, {}
+    before = set(os.listdir(workdir))
+    p = subprocess.run([binary, *map(str, argv)], cwd=workdir, input=stdin, capture_output=True,
+                       text=True, timeout=300)
+    streams = {}
+    for key, text in (("stdout", p.stdout), ("stderr", p.stderr)):
+        text = text.replace(str(workdir), "<work>").replace(str(SHARED), "<shared>")
+        streams[key] = mask(text.replace(str(ROOT), "<repo>"), STREAM_MASKS)
+    files, contents = {}, {}
+    for name in sorted(set(os.listdir(workdir)) - before):
+        data = (workdir / name).read_bytes()
+        if name.endswith(".runs.json"):
+            data = mask(data.decode(), RUNLOG_MASKS).encode()
+        files[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        contents[name] = data
+    result = {"rc": p.returncode, **streams, "files": files}
+    if argv == ["bench"]:
+        counts = re.findall(r"^(\d+) nodes", p.stdout, re.M)  # the last line's count
+        result = {"rc": p.returncode, "nodes": int(counts[-1]) if counts else None,
+                  "stderr": streams["stderr"] if p.returncode else ""}
+    return result, contents
+
+
+def run_all(binary, plan):
+    """Every step with one binary: ({name: result}, {name: {file: bytes}}, seconds)."""
+    binary = str(Path(binary).resolve())
+    results, contents = {}, {}
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="golden-") as tmp:
+        for name, argv, _uses, stdin in plan:
+            results[name], contents[name] = run_step(binary, Path(tmp), argv, stdin)
+    return results, contents, time.monotonic() - start
+
+
+def first_diff_line(a, b):
+    la, lb = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return f"line {i + 1}: {x[:100]!r} vs {y[:100]!r}"
+    return f"{len(la)} vs {len(lb)} lines"
+
+
+def first_diff_byte(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"first difference at byte {i}"
+    return "one is a prefix of the other"
+
+
+def differences(a, b, files_a=None, files_b=None):
+    """What differs between two results of one step (empty when the same)."""
+    if a.get("skipped") or b.get("skipped"):
+        return [] if a.get("skipped") == b.get("skipped") else ["skipped on one side only"]
+    out = []
+    for key in ("rc", "nodes"):
+        if a.get(key) != b.get(key):
+            out.append(f"{key} {a.get(key)} vs {b.get(key)}")
+    for key in ("stdout", "stderr"):
+        if a.get(key) != b.get(key):
+            out.append(f"{key} {first_diff_line(a.get(key) or '', b.get(key) or '')}")
+    fa, fb = a.get("files", {}), b.get("files", {})
+    for name in sorted(set(fa) | set(fb)):
+        if name not in fa or name not in fb:
+            out.append(f"{name} written by one side only")
+        elif fa[name] != fb[name]:
+            detail = f"{fa[name]['size']} vs {fb[name]['size']} bytes"
+            if files_a and files_b:
+                detail += ", " + first_diff_byte(files_a[name], files_b[name])
+            out.append(f"{name} differs ({detail})")
+    return out
+
+
+def report(plan, res_a, res_b, contents_a=None, contents_b=None):
+    """Prints one line per step (b is the binary under test); returns the
+    number of differing steps."""
+    bad, failed_steps = 0, set()
+    width = max(len(name) for name, *_ in plan)
+    for name, _argv, uses, _stdin in plan:
+        if name not in res_a or name not in res_b:
+            a, b, diffs = {}, {}, ["not in the record"]
+        else:
+            a, b = res_a[name], res_b[name]
+            diffs = differences(a, b, (contents_a or {}).get(name), (contents_b or {}).get(name))
+        for r in (a, b):
+            if r.get("rc") not in (0, None):
+                diffs.insert(0, f"exit status {r['rc']}: {r['stderr'].strip()[-160:]!r}")
+        if name == "bench" and b.get("nodes") != newest_bench():
+            diffs.append(f"{b.get('nodes')} nodes, but the newest git log line says "
+                         f"Bench: {newest_bench()}")
+        if diffs:
+            bad += 1
+            failed_steps.add(name)
+            upstream = [u for u in uses if u in failed_steps]
+            note = f" (input from `{upstream[0]}`, which differs)" if upstream else ""
+            print(f"{name:<{width}}  DIFFERENT{note}: " + "; ".join(diffs))
+        else:
+            print(f"{name:<{width}}  " + ("skipped (no ../shared input)" if a.get("skipped")
+                                          else "same"))
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--record", action="store_true", help="write BINARY's results to FILE")
+    ap.add_argument("--check", action="store_true", help="compare BINARY with the results in FILE")
+    ap.add_argument("first", help="OLD_BINARY, or BINARY with --record/--check")
+    ap.add_argument("second", help="NEW_BINARY, or FILE with --record/--check")
+    args = ap.parse_args()
+    if args.record and args.check:
+        ap.error("--record and --check exclude each other")
+    plan = steps()
+    results, contents, secs = run_all(args.first, plan)
+    print(f"{args.first}: {secs:.1f} s")
+    if args.record:
+        Path(args.second).write_text(json.dumps({"binary": args.first, "results": results},
+                                                indent=1, sort_keys=True) + "\n")
+        bad = report(plan, results, results)
+        print(f"recorded {len(results)} steps to {args.second}")
+    elif args.check:
+        recorded = json.loads(Path(args.second).read_text())["results"]
+        bad = report(plan, recorded, results)
+    else:
+        new, new_contents, new_secs = run_all(args.second, plan)
+        print(f"{args.second}: {new_secs:.1f} s")
+        bad = report(plan, results, new, contents, new_contents)
+    print(f"{bad} of {len(plan)} steps differ" if bad else f"all {len(plan)} steps the same")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
