@@ -10,7 +10,7 @@ CONFIG ?= configs/engine.toml
 ARCH   ?= x86-64-v3
 export RUSTFLAGS += -C target-cpu=$(ARCH)
 
-# SPRT (engine-tests/sprt.py): the working tree's build against BASE.
+# SPRT (tools/sprt.py): the working tree's build against BASE.
 BASE ?= HEAD
 NODES ?=
 ELO0 ?= 0
@@ -70,13 +70,13 @@ lint:
 # The bench signature: `bench` must print the count of the newest
 # `Bench: N` line in git log.
 bench-check: build
-	engine-tests/check_bench.sh ./$(EXE)
+	tools/check_bench.sh ./$(EXE)
 
 # One short game between two engines built with debug assertions (the
 # test profile), failing on an illegal move, a stall or a crash.
 debug-game: deps
 	$(CARGO) build --profile test --bin archivist
-	$(PY) engine-tests/debug_game.py target/debug/archivist
+	$(PY) tools/debug_game.py target/debug/archivist
 
 # Everything with debug assertions on: the unit tests, then the game.
 debug-test: unit-test debug-game
@@ -93,7 +93,7 @@ GLAURUNG  ?= /usr/games/glaurung
 TOGA2     ?= /usr/games/toga2
 
 gauntlet: build deps gauntlet-deps
-	$(PY) engine-tests/gauntlet.py --engine ./$(EXE) \
+	$(PY) tools/gauntlet.py --engine ./$(EXE) \
 	  --opponent sf1500=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=1500 \
 	  --opponent sf2000=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=2000 \
 	  --opponent sf2500=$(STOCKFISH),Threads=1,Hash=16,UCI_LimitStrength=true,UCI_Elo=2500 \
@@ -180,17 +180,17 @@ clean:
 # `make sprt BASE=HEAD~1 NODES=20000`, bounds `ELO0=-5 ELO1=0` for a
 # simplification. Exits 0 when H1 is accepted (1: H0, 3: undecided).
 sprt: build deps
-	@base=$$(engine-tests/sprt_base.sh $(BASE)) && \
-	$(PY) engine-tests/sprt.py --new ./$(EXE) --new-name new --base "$$base" --base-name "base-$$(git rev-parse --short $(BASE))" \
+	@base=$$(tools/sprt_base.sh $(BASE)) && \
+	$(PY) tools/sprt.py --new ./$(EXE) --new-name new --base "$$base" --base-name "base-$$(git rev-parse --short $(BASE))" \
 	  --openings $(OPENINGS) --tc $(if $(NODES),nodes=$(NODES),$(TC)) --elo0 $(ELO0) --elo1 $(ELO1) \
 	  --concurrency $(CONCURRENCY) --option Hash=16
 
 # The SPRT's own check: the same build with 4x the nodes must pass [0, 30],
 # with a quarter of them it must fail.
 sprt-selftest: build deps
-	$(PY) engine-tests/sprt.py --new ./$(EXE) --base ./$(EXE) --openings $(OPENINGS) --tc nodes=2000 \
+	$(PY) tools/sprt.py --new ./$(EXE) --base ./$(EXE) --openings $(OPENINGS) --tc nodes=2000 \
 	  --new-nodes 8000 --elo0 0 --elo1 30 --concurrency $(CONCURRENCY) --option Hash=4 --seed 1
-	$(PY) engine-tests/sprt.py --new ./$(EXE) --base ./$(EXE) --openings $(OPENINGS) --tc nodes=2000 \
+	$(PY) tools/sprt.py --new ./$(EXE) --base ./$(EXE) --openings $(OPENINGS) --tc nodes=2000 \
 	  --base-nodes 8000 --elo0 0 --elo1 30 --concurrency $(CONCURRENCY) --option Hash=4 --seed 1; \
 	  test $$? -eq 1 && echo "sprt-selftest: the stronger build passed and the weaker one failed"
 
@@ -213,7 +213,7 @@ smp-bench: build
 # Warm start (5 positions, cold vs warm after save/restart/load) and the
 # save/load speed of a full 1 GB table beside cp.
 sftt-bench: build deps
-	$(PY) engine-tests/sftt_bench.py ./$(EXE) --depth $(or $(DEPTH),16)
+	$(PY) tools/sftt_bench.py ./$(EXE) --depth $(or $(DEPTH),16)
 	$(CARGO) bench --bench sftt
 
 # Polyglot lookups/s beside python-chess's reader on the same positions, and
@@ -245,7 +245,7 @@ book-build-bench: build deps
 	@mkdir -p $(BENCH_DIR)
 	@[ -f $(BENCH_DIR)/synth.pgn ] || $(CARGO) run --release --example book_synth_pgn -- \
 	  engine-tests/data/shared/pgn/stockfish-selfplay-200.pgn $(BENCH_DIR)/synth.pgn $(BENCH_MB)
-	MEMORY=$(or $(MEMORY),128) sh engine-tests/book_build_bench.sh ./$(EXE) $(BENCH_DIR)
+	MEMORY=$(or $(MEMORY),128) sh tools/book_build_bench.sh ./$(EXE) $(BENCH_DIR)
 
 # The default opening book (committed): `book analyse` of every position of
 # the lines in books/openings.pgn at BOOK_NODES nodes, one thread, so the
@@ -256,7 +256,7 @@ book: build
 	./$(EXE) book info books/default.yacb
 
 # The node-limited games behind the YACB elo estimate (src/book/elo.rs);
-# method and results in engine-tests/elo_ladder.md. About an hour on 2 cores.
+# method and results in tools/elo_ladder.md. About an hour on 2 cores.
 LADDER_GAMES ?= 40
 elo-ladder: build deps
-	LADDER_GAMES=$(LADDER_GAMES) PY=$(PY) ENGINE=./$(EXE) STOCKFISH=$(STOCKFISH) sh engine-tests/elo_ladder.sh
+	LADDER_GAMES=$(LADDER_GAMES) PY=$(PY) ENGINE=./$(EXE) STOCKFISH=$(STOCKFISH) sh tools/elo_ladder.sh

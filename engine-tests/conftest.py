@@ -2,16 +2,19 @@
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+# The tools the tests check (gauntlet.py, sprt.py, elo_fit.py) live in tools/.
+sys.path.insert(0, str(ROOT / "tools"))
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "timing: checks wall-clock limits; `make engine-test` runs these alone, after the parallel rest")
-SHARED = ROOT.parent / "shared"
 
 
 @pytest.fixture(scope="session")

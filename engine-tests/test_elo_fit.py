@@ -1,4 +1,4 @@
-"""The Elo ladder fit (engine-tests/elo_fit.py) on made-up match logs."""
+"""The Elo ladder fit (tools/elo_fit.py) on made-up match logs."""
 from __future__ import annotations
 
 import math

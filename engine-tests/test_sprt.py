@@ -7,7 +7,6 @@ import sys
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "engine-tests"))
 import sprt  # noqa: E402
 
 SUITE = ROOT / "engine-tests" / "openings" / "balanced-3000.epd"
@@ -44,7 +43,7 @@ def test_a_pair_score_goes_to_its_bin():
 
 def _run(exe: str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(ROOT / "engine-tests" / "sprt.py"), "--new", exe, "--base", exe,
+        [sys.executable, str(ROOT / "tools" / "sprt.py"), "--new", exe, "--base", exe,
          "--openings", str(SUITE), "--tc", "nodes=400", "--elo0", "0", "--elo1", "60",
          "--option", "Hash=2", "--seed", "3", "--max-pairs", "300", "--concurrency", "2", *extra],
         capture_output=True, text=True, timeout=600)
@@ -94,7 +93,7 @@ def test_resume_refuses_a_finished_run_and_a_log_of_another_test(tmp_path, exe):
     assert res.returncode == 2 and "seed 3 differs" in res.stderr
     other = _log(tmp_path, HEADER.replace("./a", "./c").replace("seed 3", "seed 3"))
     res = subprocess.run(
-        [sys.executable, str(ROOT / "engine-tests" / "sprt.py"), "--new", exe, "--base", exe,
+        [sys.executable, str(ROOT / "tools" / "sprt.py"), "--new", exe, "--base", exe,
          "--openings", str(SUITE), "--tc", "nodes=400", "--resume", str(other)],
         capture_output=True, text=True, timeout=60)
     assert res.returncode == 2 and "another test" in res.stderr

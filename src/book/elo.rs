@@ -3,7 +3,7 @@
 //! = 0), as a function of the nodes spent and the threads that spent them.
 //!
 //! The model is measured, not guessed; the games behind it are described in
-//! `engine-tests/elo_ladder.md` and can be replayed with `make elo-ladder`.
+//! `tools/elo_ladder.md` and can be replayed with `make elo-ladder`.
 //!
 //! 1. **Nodes.** Archivist (1 thread) was placed on the baseline's scale at
 //!    64k, 256k and 1M nodes per move through a ladder of node-limited
@@ -24,7 +24,7 @@
 //! [`super::yacb::Elo::rated`].
 
 /// Measured (nodes per move, Elo vs the baseline, standard error),
-/// Archivist with 1 thread (`engine-tests/elo_ladder.md`).
+/// Archivist with 1 thread (`tools/elo_ladder.md`).
 pub const CALIBRATION: [(f64, f64, f64); 3] =
     [(64_000.0, -988.0, 80.0), (256_000.0, -895.0, 76.0), (1_000_000.0, -712.0, 70.0)];
 

@@ -20,7 +20,7 @@ Every pentanomial bin gets a pseudo-count of 10⁻³ so that the variance is
 never zero. The run stops when LLR leaves [ln(β/(1−α)), ln((1−β)/α)]: above,
 H1 (the new build is at least elo1 better) is accepted; below, H0 (it is at
 most elo0 better). Games are played by the same code as the gauntlet
-(engine-tests/gauntlet.py: both clocks kept by the runner, time forfeits,
+(tools/gauntlet.py: both clocks kept by the runner, time forfeits,
 crashes and illegal moves lose). The last line is the result line that goes
 into a commit message. Exit status: 0 when H1 is accepted, 1 when H0 is,
 3 when the run ended undecided (--max-pairs, Ctrl-C), 2 on bad arguments.

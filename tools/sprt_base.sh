@@ -3,7 +3,7 @@
 # path: target/sprt/<sha>/archivist, built once from `git archive` of REV
 # (no worktree to clean up) with the same RUSTFLAGS as the working tree's
 # build, sharing target/sprt/target so dependencies compile once.
-# Usage: engine-tests/sprt_base.sh REV
+# Usage: tools/sprt_base.sh REV
 set -euo pipefail
 rev=${1:?usage: sprt_base.sh REV}
 sha=$(git rev-parse --verify "$rev^{commit}")

@@ -25,7 +25,7 @@ time per move (`go movetime`), where a move that takes longer than that plus
 (`go nodes N`; no clock, only the hang check). With `nodes=`, an engine spec
 may carry its own count, `nodes=N` among its options (it is not sent as a UCI
 option): `sf250k=/usr/games/stockfish,Threads=1,nodes=250000`. The Elo ladder
-behind the YACB elo estimate (engine-tests/elo_ladder.md) was played this way.
+behind the YACB elo estimate (tools/elo_ladder.md) was played this way.
 
 The module is also imported by the tests (engine-tests/test_uci.py,
 engine-tests/test_gauntlet.py), which play their short games with

@@ -2,7 +2,7 @@
 # The bench signature check: `archivist bench` must print the node count of
 # the newest `Bench: N` line in the commit messages (a commit that changes
 # search behaviour states its new count; every other commit keeps it).
-# Usage: engine-tests/check_bench.sh ./archivist
+# Usage: tools/check_bench.sh ./archivist
 set -euo pipefail
 exe=${1:?usage: check_bench.sh ARCHIVIST}
 expected=$(git log --format=%B | grep -m1 -oE '^Bench: [0-9]+' | awk '{print $2}' || true)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The node-limited games behind the YACB elo estimate (src/book/elo.rs).
-# Method and results: engine-tests/elo_ladder.md. Run through `make
+# Method and results: tools/elo_ladder.md. Run through `make
 # elo-ladder`; RUNGS selects rungs (default: all), LADDER_GAMES the games per
 # rung, LADDER_DIR where logs and PGNs go.
 set -eu
@@ -25,9 +25,9 @@ for rung in $RUNGS; do
            --engine-option OwnBook=false --engine-option "nodes=$(nodes "$a")" ;;
   esac
   echo "== $rung"
-  "$PY" engine-tests/gauntlet.py "$@" --opponent "$(sf "$b" "$(nodes "$b")")" --games "$GAMES" \
+  "$PY" tools/gauntlet.py "$@" --opponent "$(sf "$b" "$(nodes "$b")")" --games "$GAMES" \
     --tc nodes=1000 --adjudicate --concurrency 2 --pgn-out "$DIR/$rung.pgn" > "$DIR/$rung.log" 2>&1 || true
   tail -4 "$DIR/$rung.log"
 done
 
-"$PY" engine-tests/elo_fit.py "$DIR"/*.log
+"$PY" tools/elo_fit.py "$DIR"/*.log
