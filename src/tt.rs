@@ -130,6 +130,10 @@ struct Bucket {
     slots: [Slot; 4],
 }
 
+// A slot is the key check and the packed entry; four fill one cache line.
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64 && std::mem::align_of::<Bucket>() == 64);
+
 pub struct TranspositionTable {
     buckets: Box<[Bucket]>,
     generation8: AtomicU8,
@@ -369,8 +373,6 @@ mod tests {
         assert_eq!(TtEntry::from_parts(e.key, e.data()), e);
         assert_eq!(e.depth(), 13);
         assert_eq!(e.bound(), Bound::Exact);
-        assert_eq!(std::mem::size_of::<Slot>(), 16);
-        assert_eq!(std::mem::size_of::<Bucket>(), 64);
     }
 
     #[test]

@@ -315,6 +315,26 @@ def cmd_status(_args):
     return 0
 
 
+def cmd_rows(args):
+    """Markdown rows for nets/README.md's checkpoint table, one per leg."""
+    with open(args.ledger) as f:
+        doc = json.load(f)
+    name = os.path.basename(args.ledger)[:-len(".ckpt.json")]
+    for leg in doc.get("legs", []):
+        files = leg.get("files", [])
+        def describe(fi):
+            eng = fi.get("engine") or {}
+            engine = f"{str(eng.get('commit', '?'))[:7]}, bench {eng.get('bench', '?')}, " if eng else ""
+            seeds = ",".join(map(str, fi.get("seeds") or [])) or "?"
+            return f"{fi.get('name')} ({engine}seed {seeds}, {fi.get('games')} games, {fi.get('positions')} positions)"
+        data = "; ".join(describe(fi) for fi in files)
+        when = time.strftime("%Y-%m-%d", time.gmtime(leg.get("unix_time", 0)))
+        val = leg.get("validation_loss")
+        print(f"| `{name}` | {leg.get('leg')} | {leg.get('trained_after'):,} ({leg.get('planned'):,}) | {data} | "
+              f"{'%.6f' % val if val is not None else '—'} (train {leg.get('loss'):.6f}) | {when} |")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -323,6 +343,8 @@ def main():
     g.add_argument("--commit", help=argparse.SUPPRESS)
     sub.add_parser("status", help="what is there, and what the recipe still wants")
     sub.add_parser("stop", help="stop the background generation")
+    r = sub.add_parser("rows", help="nets/README.md table rows from a checkpoint ledger")
+    r.add_argument("ledger")
     args = ap.parse_args()
     if args.cmd == "gen":
         if args.foreground:
@@ -330,6 +352,8 @@ def main():
         return cmd_gen(args)
     if args.cmd == "stop":
         return cmd_stop(args)
+    if args.cmd == "rows":
+        return cmd_rows(args)
     return cmd_status(args)
 
 

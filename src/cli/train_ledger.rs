@@ -9,7 +9,8 @@
 //!     "leg": 1, "unix_time": 1795800000, "archivist": "0.1.0",
 //!     "command": "archivist train --data ... --out ...",
 //!     "files": [ { "path": "...", "name": "random-1901.bin", "games": 9957,
-//!                  "positions": 1403086, "bytes": 7463495, "fnv1a64": "0x..." } ],
+//!                  "positions": 1403086, "bytes": 7463495, "fnv1a64": "0x...",
+//!                  "seeds": [1901], "engine": { "commit": "...", "bench": 2656161 } } ],
 //!     "validation": [ ... the same for the held-out files ... ],
 //!     "settings": { "hidden": 128, "seed": 1, "wdl": 0.25, "batch": 16384,
 //!                   "buffer": 2000000, "skip_plies": 8, "max_cp": 2000 },
@@ -52,6 +53,27 @@ pub fn earlier(config: &TrainConfig) -> anyhow::Result<Vec<Value>> {
     }
 }
 
+/// What the data directory says of a record file: the seeds of its run log
+/// (`<file>.runs.json`) and the engine build of its folder (`build.json`,
+/// written by `make datagen`: commit and bench). Missing or unreadable: null.
+fn provenance(path: &Path) -> (Value, Value) {
+    let read = |p: PathBuf| std::fs::read_to_string(p).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    let mut log = path.as_os_str().to_owned();
+    log.push(".runs.json");
+    let seeds = read(PathBuf::from(log)).and_then(|doc| {
+        let runs = doc.get("runs")?.as_array()?.iter().filter_map(|r| r.get("seed").cloned());
+        let mut seeds: Vec<Value> = Vec::new();
+        for s in runs {
+            if !seeds.contains(&s) {
+                seeds.push(s);
+            }
+        }
+        Some(Value::from(seeds))
+    });
+    let build = path.parent().and_then(|d| read(d.join("build.json")));
+    (seeds.unwrap_or(Value::Null), build.unwrap_or(Value::Null))
+}
+
 fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
     if paths.is_empty() {
         return Ok(Vec::new());
@@ -60,6 +82,7 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
     Ok(set
         .files()
         .map(|f| {
+            let (seeds, build) = provenance(f.path);
             json!({
                 "path": f.path.display().to_string(),
                 "name": f.path.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -67,6 +90,8 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
                 "positions": f.positions,
                 "bytes": f.bytes,
                 "fnv1a64": format!("{:#018x}", f.fnv1a64),
+                "seeds": seeds,
+                "engine": build,
             })
         })
         .collect())
