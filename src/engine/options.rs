@@ -167,7 +167,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "BookFile",
-        kind: Str { default: "", path: true, set: |o, v| o.book_file = unless_empty_marker(v) },
+        kind: Str { default: "", path: true, set: |o, v| o.book_file = v },
         on_change: Change::BookFile,
         help: "YACB books, separated by ':' and probed in order",
     },
@@ -196,13 +196,13 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "BookFileWhite",
-        kind: Str { default: "", path: false, set: |o, v| o.book_file_white = unless_empty_marker(v) },
+        kind: Str { default: "", path: false, set: |o, v| o.book_file_white = v },
         on_change: Change::BookFile,
         help: "Books probed before BookFile when the engine plays white (':'-separated)",
     },
     OptionSpec {
         name: "BookFileBlack",
-        kind: Str { default: "", path: false, set: |o, v| o.book_file_black = unless_empty_marker(v) },
+        kind: Str { default: "", path: false, set: |o, v| o.book_file_black = v },
         on_change: Change::BookFile,
         help: "Books probed before BookFile when the engine plays black (':'-separated)",
     },
@@ -238,7 +238,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "SyzygyPath",
-        kind: Str { default: "", path: true, set: |o, v| o.syzygy_path = unless_empty_marker(v) },
+        kind: Str { default: "", path: true, set: |o, v| o.syzygy_path = v },
         on_change: Change::SyzygyPath,
         help: "Syzygy tablebase directories, separated by ':' or ';' (';' only on Windows or when a drive letter is present)",
     },
@@ -262,7 +262,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "EvalFile",
-        kind: Str { default: "", path: false, set: |o, v| o.eval_file = unless_empty_marker(v) },
+        kind: Str { default: "", path: false, set: |o, v| o.eval_file = v },
         on_change: Change::EvalFile,
         help: "Network file (ARNN v1, `archivist train` output) the search evaluates with; empty: the hand-written evaluation. A bad file is reported and the current evaluation kept",
     },
@@ -342,12 +342,13 @@ impl Default for Options {
     }
 }
 
-/// The UCI convention for an empty string value.
-fn unless_empty_marker(v: String) -> String {
-    if v == "<empty>" {
-        String::new()
-    } else {
-        v
+/// A string option's value: trimmed, and empty for `<empty>` (the UCI
+/// convention for an empty string, which `uci` lists as the default of an
+/// empty option).
+fn string_value(value: Option<&str>) -> String {
+    match value.unwrap_or("").trim() {
+        "<empty>" => String::new(),
+        v => v.to_string(),
     }
 }
 
@@ -416,7 +417,7 @@ impl Options {
         match spec.kind {
             Spin { min, max, set, .. } => set(self, parse_spin(spec.name, (min, max), value)?),
             Check { set, .. } => set(self, parse_check(spec.name, value)?),
-            Str { set, .. } => set(self, value.unwrap_or("").trim().to_string()),
+            Str { set, .. } => set(self, string_value(value)),
             Combo { vars, set, .. } => set(self, parse_combo(spec.name, vars, value)?),
             Button => {}
         }
