@@ -196,13 +196,13 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "BookFileWhite",
-        kind: Str { default: "", path: false, set: |o, v| o.book_file_white = v },
+        kind: Str { default: "", path: true, set: |o, v| o.book_file_white = v },
         on_change: Change::BookFile,
         help: "Books probed before BookFile when the engine plays white (':'-separated)",
     },
     OptionSpec {
         name: "BookFileBlack",
-        kind: Str { default: "", path: false, set: |o, v| o.book_file_black = v },
+        kind: Str { default: "", path: true, set: |o, v| o.book_file_black = v },
         on_change: Change::BookFile,
         help: "Books probed before BookFile when the engine plays black (':'-separated)",
     },
@@ -262,7 +262,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "EvalFile",
-        kind: Str { default: "", path: false, set: |o, v| o.eval_file = v },
+        kind: Str { default: "", path: true, set: |o, v| o.eval_file = v },
         on_change: Change::EvalFile,
         help: "Network file (ARNN v1, `archivist train` output) the search evaluates with; empty: the hand-written evaluation. A bad file is reported and the current evaluation kept",
     },
