@@ -1,6 +1,8 @@
 """`archivist --config FILE`: option defaults from TOML."""
 import json
 
+import pytest
+
 from conftest import ROOT, run
 
 
@@ -29,12 +31,14 @@ def test_shipped_config_plays_a_book_move_from_the_start_position(exe):
     assert best and best[0].split()[1] in book_moves
 
 
-def test_relative_paths_in_a_config_are_relative_to_its_directory(exe, tmp_path):
+@pytest.mark.parametrize("option", ["BookFile", "BookFileWhite", "BookFileBlack", "EvalFile"])
+def test_relative_paths_in_a_config_are_relative_to_its_directory(exe, tmp_path, option):
+    """The missing file is reported by the path the engine opened."""
     (tmp_path / "sub").mkdir()
     cfg = tmp_path / "sub" / "c.toml"
-    cfg.write_text('"BookFile" = "../nothere.yacb"\n')
+    cfg.write_text(f'"{option}" = "../nothere"\n')
     out = run(exe, "--config", str(cfg), stdin="isready\nquit\n")
-    assert str(tmp_path / "sub" / ".." / "nothere.yacb") in out.stderr
+    assert f"{tmp_path / 'sub' / '..' / 'nothere'}: No such file" in out.stderr, out.stderr
 
 
 def test_unknown_config_key_is_an_error_naming_it(exe, tmp_path):

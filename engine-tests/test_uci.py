@@ -219,6 +219,18 @@ def test_debug_log_file_records_the_conversation(exe, tmp_path):
     assert "isready" in text and "readyok" in text and "bestmove" in text, text[:500]
 
 
+def test_empty_value_clears_the_debug_log_file_and_hash_file(exe, tmp_path):
+    """`<empty>` is the empty string for every string option: no file named
+    `<empty>` is logged to, loaded or saved at quit (Persistent Hash on)."""
+    names = ["Debug Log File", "Hash File"]
+    stdin = "".join(f"setoption name {name} value <empty>\n" for name in names)
+    stdin += "setoption name Persistent Hash value true\nisready\nquit\n"
+    out = subprocess.run([os.path.abspath(exe)], input=stdin, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert out.returncode == 0 and "readyok" in out.stdout
+    assert "<empty>" not in out.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------------------
 # Robustness
 

@@ -232,9 +232,6 @@ fn tt_command(command: TtCommand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Options whose values are file or directory paths (`:`-separated lists).
-const PATH_OPTIONS: [&str; 4] = ["BookFile", "SyzygyPath", "Hash File", "Debug Log File"];
-
 /// Resolves the relative paths in a path option's `:`-list against `base`.
 /// `SyzygyPath` is split by its own rule ([`crate::tb::split_dirs`]) and
 /// rejoined with `;`, which separates on every platform.
@@ -256,8 +253,8 @@ fn resolve_paths(key: &str, value: &str, base: &std::path::Path) -> String {
 }
 
 /// Applies a TOML config whose keys are UCI option names. Unknown keys and
-/// bad values are errors naming them. Relative paths in `BookFile`,
-/// `SyzygyPath`, `Hash File` and `Debug Log File` are relative to the config
+/// bad values are errors naming them. Relative paths in path options (those
+/// [`crate::engine::OPTIONS`] marks `path`) are relative to the config
 /// file's directory. Messages (books loaded, …) go to stderr: stdout belongs
 /// to the GUI, which has not spoken yet.
 pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow::Result<()> {
@@ -275,7 +272,7 @@ pub fn apply_config(uci: &mut crate::uci::Uci, path: &std::path::Path) -> anyhow
             toml::Value::Boolean(b) => b.to_string(),
             other => anyhow::bail!("{}: option {key}: unsupported value {other}", path.display()),
         };
-        let is_path = PATH_OPTIONS.iter().any(|p| p.eq_ignore_ascii_case(key.trim()));
+        let is_path = crate::engine::options::find(key).is_some_and(|spec| spec.is_path());
         let text =
             if is_path { resolve_paths(key, &text, path.parent().unwrap_or(std::path::Path::new("."))) } else { text };
         if let Some(msg) =

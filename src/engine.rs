@@ -113,8 +113,9 @@ impl Engine {
 
     /// Applies `setoption`. Returns an optional message to show the user.
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, EngineError> {
+        use options::Change;
         let file_action =
-            options::find(name).is_some_and(|s| matches!(s.name, "Save Hash to File" | "Load Hash from File"));
+            options::find(name).is_some_and(|s| matches!(s.on_change, Change::SaveHash | Change::LoadHash));
         if file_action && self.is_searching() {
             // Never write a table that is still changing, nor stop the user's analysis.
             return Err(EngineError::BadOptionValue {
@@ -123,9 +124,8 @@ impl Engine {
             });
         }
         self.stop();
-        let previous_eval_file = self.options.eval_file.clone();
+        let previous = self.options.clone();
         let change = self.options.set(name, value)?;
-        use options::Change;
         Ok(match change {
             Change::None => None,
             Change::Hash => {
@@ -148,13 +148,26 @@ impl Engine {
             }
             Change::PersistentHash => None,
             Change::SyzygyPath => self.load_tablebases(),
-            Change::EvalFile => Some(self.load_network(previous_eval_file)),
+            Change::EvalFile => Some(self.load_network(previous.eval_file)),
             Change::BookFile => self.load_books(),
             Change::BookLearn => self.load_learning(),
             Change::Chess960 => {
                 self.board.set_chess960(self.options.chess960 || self.board.is_chess960());
                 None
             }
+            Change::DebugLogFile => {
+                self.open_debug_log(previous.debug_log_file)?;
+                None
+            }
+        })
+    }
+
+    /// Opens the Debug Log File (an empty one closes the log); a file that
+    /// cannot be opened is an error and the option keeps its old value.
+    fn open_debug_log(&mut self, previous: String) -> Result<(), EngineError> {
+        crate::logging::set_log_file(&self.options.debug_log_file).map_err(|e| {
+            self.options.debug_log_file = previous;
+            EngineError::BadOptionValue { name: "Debug Log File".into(), reason: e.to_string() }
         })
     }
 

@@ -291,15 +291,15 @@ impl Uci {
 
 fn option_line(spec: &crate::engine::OptionSpec) -> String {
     match &spec.kind {
-        OptionKind::Spin { default, min, max } => {
+        OptionKind::Spin { default, min, max, .. } => {
             format!("option name {} type spin default {default} min {min} max {max}", spec.name)
         }
-        OptionKind::Check { default } => format!("option name {} type check default {default}", spec.name),
-        OptionKind::Str { default } => {
+        OptionKind::Check { default, .. } => format!("option name {} type check default {default}", spec.name),
+        OptionKind::Str { default, .. } => {
             let d = if default.is_empty() { "<empty>" } else { default };
             format!("option name {} type string default {d}", spec.name)
         }
-        OptionKind::Combo { default, vars } => {
+        OptionKind::Combo { default, vars, .. } => {
             let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
             format!("option name {} type combo default {default}{vars}", spec.name)
         }
@@ -314,5 +314,60 @@ fn printable(line: &str) -> String {
         format!("{s}…")
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An option's value in a new engine, read from the engine's state and
+    /// written as `uci` writes a default; `None` for a button.
+    fn value_after_construction(engine: &Engine, name: &str) -> Option<String> {
+        let o = engine.options();
+        let text = |s: &str| if s.is_empty() { "<empty>".to_string() } else { s.to_string() };
+        let value = match name {
+            "Hash" => engine.hash_mb().to_string(),
+            "Threads" => o.threads.to_string(),
+            "MultiPV" => o.multipv.to_string(),
+            "Move Overhead" => o.move_overhead_ms.to_string(),
+            "Ponder" => o.ponder.to_string(),
+            "UCI_Chess960" => engine.board().is_chess960().to_string(),
+            "UCI_ShowWDL" => o.show_wdl.to_string(),
+            "Hash File" => text(&o.hash_file),
+            "Never Clear Hash" => o.never_clear_hash.to_string(),
+            "Persistent Hash" => o.persistent_hash.to_string(),
+            "Hash File Min Depth" => o.hash_file_min_depth.to_string(),
+            "OwnBook" => o.own_book.to_string(),
+            "BookFile" => text(&o.book_file),
+            "BookDepth" => o.book_depth.to_string(),
+            "BookSelection" => format!("{:?}", o.book_selection).to_ascii_lowercase(),
+            "BookVariety" => o.book_variety.to_string(),
+            "BookFileWhite" => text(&o.book_file_white),
+            "BookFileBlack" => text(&o.book_file_black),
+            "BookMinWeight" => o.book_min_weight.to_string(),
+            "BookWidth" => o.book_width.to_string(),
+            "BookLearn" => o.book_learn.to_string(),
+            "Read only learning" => o.read_only_learning.to_string(),
+            "BookInSearch" => o.book_in_search.to_string(),
+            "SyzygyPath" => text(&o.syzygy_path),
+            "SyzygyProbeDepth" => o.syzygy_probe_depth.to_string(),
+            "SyzygyProbeLimit" => o.syzygy_probe_limit.to_string(),
+            "Syzygy50MoveRule" => o.syzygy_50_move_rule.to_string(),
+            "EvalFile" => text(&o.eval_file),
+            "Debug Log File" => text(&o.debug_log_file),
+            _ => return None,
+        };
+        Some(value)
+    }
+
+    #[test]
+    fn every_listed_default_is_the_value_after_construction() {
+        let engine = Engine::new(Arc::new(|_| {}));
+        for spec in OPTIONS {
+            let line = option_line(spec);
+            let listed = line.split_once(" default ").and_then(|(_, rest)| rest.split(' ').next());
+            assert_eq!(listed.map(str::to_string), value_after_construction(&engine, spec.name), "{line}");
+        }
     }
 }

@@ -33,9 +33,10 @@ use crate::board::Board;
 use crate::types::{Color, Move};
 use std::path::PathBuf;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Selection {
     Best,
+    #[default]
     Weighted,
     Uniform,
 }

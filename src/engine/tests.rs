@@ -306,3 +306,32 @@ fn a_bad_eval_file_is_reported_and_the_current_evaluation_kept() {
     assert_eq!(e.options().eval_file, good.to_str().unwrap());
     assert!(e.eval_report().contains("NNUE evaluation"));
 }
+
+/// A string option's value, read from the engine's options.
+fn string_option<'a>(o: &'a Options, name: &str) -> &'a str {
+    match name {
+        "Hash File" => &o.hash_file,
+        "BookFile" => &o.book_file,
+        "BookFileWhite" => &o.book_file_white,
+        "BookFileBlack" => &o.book_file_black,
+        "SyzygyPath" => &o.syzygy_path,
+        "EvalFile" => &o.eval_file,
+        "Debug Log File" => &o.debug_log_file,
+        other => panic!("string option {other}: read it here"),
+    }
+}
+
+#[test]
+fn empty_value_clears_every_string_option() {
+    let dir = std::env::temp_dir().join(format!("archivist-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut e = quiet_engine();
+    for spec in OPTIONS.iter().filter(|s| matches!(s.kind, OptionKind::Str { .. })) {
+        let path = dir.join(spec.name);
+        e.set_option(spec.name, path.to_str()).unwrap();
+        e.set_option(spec.name, Some("<empty>")).unwrap();
+        assert_eq!(string_option(e.options(), spec.name), "", "{}", spec.name);
+    }
+    assert!(!crate::logging::log_file_active(), "<empty> closes the debug log");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
