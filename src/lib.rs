@@ -1,7 +1,7 @@
 //! Archivist: a UCI chess engine whose specialty is everything an engine
 //! keeps on disk.
 //!
-//! Dependencies point one way: `types` → `attacks` → `board` → {`eval`, `nnue`, `tt`, `tb`}
+//! Dependencies point one way: {`types`, `codec`} → `attacks` → `board` → {`eval`, `nnue`, `tt`, `tb`}
 //! → `search` → {`analysis`, `engine`} → `uci`/`cli`.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -16,6 +16,7 @@ pub mod bench;
 pub mod board;
 pub mod book;
 pub mod cli;
+pub mod codec;
 pub mod engine;
 pub mod epd;
 pub mod eval;

@@ -8,7 +8,7 @@
 //!   stop flag is raised (Ctrl-C, SIGTERM) the game threads drop their
 //!   unfinished games, the writer writes what was finished and returns.
 //! * Game `i` depends only on the settings, the seed and `i`: its opening
-//!   comes from `Rng::for_game(seed, i)` and the search starts each game with
+//!   comes from `game_rng(seed, i)` and the search starts each game with
 //!   a cleared table and history. With one thread the file's bytes are the
 //!   same run after run; with more, the same games come out in another order.
 //! * An existing output file is refused unless appending; appending checks

@@ -199,16 +199,14 @@ pub fn position_key(fen: &str) -> String {
 
 /// 64-bit FNV-1a of [`position_key`].
 pub fn position_hash(fen: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = crate::codec::Fnv1a64::new();
     for (i, field) in fen.split_whitespace().take(4).enumerate() {
         if i > 0 {
-            h = (h ^ b' ' as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            h.update(b" ");
         }
-        for &b in field.as_bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        h.update(field.as_bytes());
     }
-    h
+    h.finish()
 }
 
 /// The canonical table size for `count` positions.

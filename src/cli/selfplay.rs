@@ -144,7 +144,7 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
             "network {} (768 -> {}) x 2 -> 1, FNV-1a {:016x}",
             path.display(),
             net.hidden(),
-            crate::nnue::file::fnv1a64(&bytes)
+            crate::codec::fnv1a64(&bytes)
         );
         opening_text.push_str(&format!("; evaluation: {what}"));
         hooks.net = Some((Arc::new(net), what));

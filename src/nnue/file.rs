@@ -91,10 +91,7 @@ pub const fn file_len(hidden: usize) -> usize {
     HEADER_LEN + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + CHECKSUM_LEN
 }
 
-/// 64-bit FNV-1a of `bytes`.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
-}
+use crate::codec::fnv1a64;
 
 /// Reads little-endian fields from a slice whose length was checked first.
 struct Reader<'a> {

@@ -16,6 +16,7 @@
 
 use super::{is_valid_hidden, NetError, Network, Quantisation, INPUTS};
 use crate::board::Board;
+use crate::codec::SplitMix64;
 use crate::types::Color;
 
 /// The network in `f32`, laid out like the file: feature weights `[768][N]`,
@@ -32,29 +33,10 @@ pub struct FloatNetwork {
     output_bias: f32,
 }
 
-/// SplitMix64: a tiny seeded generator, the same stream on every platform.
-pub(crate) struct SplitMix(pub(crate) u64);
-
-impl SplitMix {
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[lo, hi)`, from the top 24 bits (exact in f32).
-    pub(super) fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * unit
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0).
-    #[cfg(test)]
-    pub(super) fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
+/// Uniform in `[lo, hi)`, from the top 24 bits of `rng` (exact in f32).
+fn uniform(rng: &mut SplitMix64, lo: f32, hi: f32) -> f32 {
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    lo + (hi - lo) * unit
 }
 
 fn round_clamp(x: f64, limit: f64) -> f64 {
@@ -89,11 +71,11 @@ impl FloatNetwork {
         let Ok(mut net) = FloatNetwork::zeros(hidden, Quantisation::default()) else {
             panic!("FloatNetwork::random: invalid hidden size {hidden}");
         };
-        let mut rng = SplitMix(seed ^ 0x6E6E_7565_5F6E_6574);
-        net.feature_weights.iter_mut().for_each(|w| *w = rng.uniform(-0.15, 0.15));
-        net.feature_bias.iter_mut().for_each(|b| *b = rng.uniform(0.0, 0.5));
-        net.output_weights.iter_mut().for_each(|w| *w = rng.uniform(-0.3, 0.3));
-        net.output_bias = rng.uniform(-0.1, 0.1);
+        let mut rng = SplitMix64::new(seed ^ 0x6E6E_7565_5F6E_6574);
+        net.feature_weights.iter_mut().for_each(|w| *w = uniform(&mut rng, -0.15, 0.15));
+        net.feature_bias.iter_mut().for_each(|b| *b = uniform(&mut rng, 0.0, 0.5));
+        net.output_weights.iter_mut().for_each(|w| *w = uniform(&mut rng, -0.3, 0.3));
+        net.output_bias = uniform(&mut rng, -0.1, 0.1);
         net
     }
 

@@ -2,9 +2,9 @@
 //! random games, colour symmetry, the integer forward pass against exact and
 //! float references. The file format's tests are in `file/tests.rs`.
 
-use super::float::SplitMix;
 use super::*;
 use crate::board::MoveList;
+use crate::codec::SplitMix64 as SplitMix;
 use crate::types::{Move, MoveKind, PieceType, Square};
 
 /// Standard starts with castling, en passant and promotions close at hand.
@@ -40,10 +40,10 @@ fn pick_move(board: &Board, rng: &mut SplitMix) -> Option<Move> {
         return None;
     }
     let special: Vec<Move> = moves.iter().copied().filter(|m| m.kind() != MoveKind::Normal).collect();
-    if !special.is_empty() && rng.below(2) == 0 {
-        return Some(special[rng.below(special.len())]);
+    if !special.is_empty() && rng.below_usize(2) == 0 {
+        return Some(special[rng.below_usize(special.len())]);
     }
-    Some(moves[rng.below(moves.len())])
+    Some(moves[rng.below_usize(moves.len())])
 }
 
 /// Positions reached by random games from every start FEN (`games` games
@@ -101,7 +101,7 @@ fn incremental_update_equals_refresh_over_random_games() {
             for _ in 0..80 {
                 // Now and then take a few moves back: the stack must return
                 // to the parents' accumulators.
-                if rng.below(8) == 0 && stack.len() > 3 {
+                if rng.below_usize(8) == 0 && stack.len() > 3 {
                     for _ in 0..2 {
                         board.unmake_move();
                         stack.pop();
@@ -271,7 +271,7 @@ fn avx2_and_portable_kernels_agree_on_any_values() {
         for qa in [1i16, 181, 255] {
             let limit = 32767 / i32::from(qa);
             let weights: Vec<i16> =
-                (0..len).map(|_| (rng.below(2 * limit as usize + 1) as i32 - limit) as i16).collect();
+                (0..len).map(|_| (rng.below_usize(2 * limit as usize + 1) as i32 - limit) as i16).collect();
             // SAFETY: the CPU has AVX2, checked above.
             let fast = unsafe { forward::avx2::screlu_dot(&acc, &weights, qa) };
             assert_eq!(fast, forward::screlu_dot_scalar(&acc, &weights, qa), "len {len}, QA {qa}");

@@ -31,7 +31,7 @@
 //! skipped (a newer build's extra table); a known tag that is missing leaves
 //! its table empty.
 
-use crate::nnue::file::fnv1a64;
+use crate::codec::fnv1a64;
 use thiserror::Error;
 
 /// One table as the search holds it.

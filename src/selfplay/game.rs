@@ -6,7 +6,7 @@
 //! deterministic), never on the thread that plays it.
 
 use super::adjudication::{rules_ending, Ending, ScoreTracker};
-use super::openings::{random_plies, Rng};
+use super::openings::{game_rng, random_plies, Rng};
 use super::{Hooks, Settings};
 use crate::board::Board;
 use crate::records::{score_to_u16, GameRecorder, GameResult, RecordError};
@@ -166,7 +166,7 @@ pub fn play(
     stop: &AtomicBool,
 ) -> Result<Option<FinishedGame>, RecordError> {
     player.new_game();
-    let mut rng = Rng::for_game(settings.seed, index);
+    let mut rng = game_rng(settings.seed, index);
     let Some((start, first)) = balanced_opening(player, settings, hooks, &mut rng, stop) else {
         return Ok(None);
     };

@@ -10,7 +10,7 @@
 //! suites use `window 150`).
 
 use super::game::{balanced_opening, Player, StopSlot};
-use super::openings::{FileOpenings, OpeningError, OpeningSource, Rng};
+use super::openings::{game_rng, FileOpenings, OpeningError, OpeningSource};
 use super::{config, Hooks, ScoreRules, SearchLimit, Settings};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -117,7 +117,7 @@ pub fn generate(req: &Request, chess960: bool) -> Result<Vec<String>, OpeningErr
     while (fens.len() as u64) < req.count {
         // A stream that yields nothing balanced moves on to the next one;
         // give up only when a whole range of streams fails.
-        let mut rng = Rng::for_game(req.seed, index);
+        let mut rng = game_rng(req.seed, index);
         index += 1;
         match balanced_opening(&mut player, &settings, &hooks, &mut rng, &never) {
             Some((board, _)) => fens.push(board.fen()),

@@ -6,6 +6,7 @@
 //! index, so a game's opening does not depend on which thread plays it.
 
 use crate::board::Board;
+use crate::codec::{mix, SplitMix64};
 use crate::types::Move;
 use std::path::Path;
 use thiserror::Error;
@@ -27,43 +28,15 @@ pub enum OpeningError {
     NotPlayable { path: String, format: crate::book::BookFormat },
 }
 
-/// A small, fast, seedable PRNG (SplitMix64): the same seed gives the same
-/// stream on every platform.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+/// The openings' generator: SplitMix64 ([`crate::codec`]).
+pub type Rng = SplitMix64;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The stream of game `index` of a run seeded with `seed`. The start
-    /// state is a hash of both: SplitMix64 streams are one sequence with
-    /// different starting points, so plain `seed + index` starts would make
-    /// neighbouring games replay each other's choices shifted by one.
-    pub fn for_game(seed: u64, index: u64) -> Rng {
-        Rng(mix(mix(seed ^ 0x5851_F42D_4C95_7F2D) ^ index))
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-}
-
-/// SplitMix64's output function: a bijective 64-bit hash.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// The stream of game `index` of a run seeded with `seed`. The start state
+/// is a hash of both: SplitMix64 streams are one sequence with different
+/// starting points, so plain `seed + index` starts would make neighbouring
+/// games replay each other's choices shifted by one.
+pub fn game_rng(seed: u64, index: u64) -> Rng {
+    SplitMix64::new(mix(mix(seed ^ 0x5851_F42D_4C95_7F2D) ^ index))
 }
 
 /// Gives start positions for games.

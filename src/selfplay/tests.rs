@@ -1,6 +1,6 @@
 use super::adjudication::rules_ending;
 use super::config::Preset;
-use super::openings::{chess960_position, BookMoves, BookWalk, FileOpenings, Rng};
+use super::openings::{chess960_position, game_rng, BookMoves, BookWalk, FileOpenings, Rng};
 use super::progress::Silent;
 use super::*;
 use crate::board::Board;
@@ -451,10 +451,10 @@ fn chess960_numbering_covers_960_distinct_positions() {
 
 #[test]
 fn rng_streams_depend_on_seed_and_index() {
-    let a: Vec<u64> = (0..4).map(|_| Rng::for_game(1, 0).next_u64()).collect();
+    let a: Vec<u64> = (0..4).map(|_| game_rng(1, 0).next_u64()).collect();
     assert!(a.windows(2).all(|w| w[0] == w[1]));
-    assert_ne!(Rng::for_game(1, 0).next_u64(), Rng::for_game(1, 1).next_u64());
-    assert_ne!(Rng::for_game(1, 0).next_u64(), Rng::for_game(2, 0).next_u64());
+    assert_ne!(game_rng(1, 0).next_u64(), game_rng(1, 1).next_u64());
+    assert_ne!(game_rng(1, 0).next_u64(), game_rng(2, 0).next_u64());
     let mut r = Rng::new(3);
     assert!((0..1000).all(|_| r.below(7) < 7));
 }
@@ -474,7 +474,7 @@ fn summary_line_names_the_figures() {
 #[test]
 fn neighbouring_game_streams_do_not_overlap() {
     let draws = |i: u64| -> Vec<u64> {
-        let mut r = Rng::for_game(7, i);
+        let mut r = game_rng(7, i);
         (0..64).map(|_| r.next_u64()).collect()
     };
     let mut seen = HashSet::new();

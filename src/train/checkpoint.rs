@@ -35,7 +35,7 @@
 //! written atomically (temporary file, sync, rename).
 
 use super::optim::{parameter_count, AdamW};
-use crate::nnue::file::fnv1a64;
+use crate::codec::fnv1a64;
 use crate::nnue::{is_valid_hidden, FloatNetwork, Quantisation, INPUTS};
 use std::path::{Path, PathBuf};
 use thiserror::Error;

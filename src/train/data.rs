@@ -14,8 +14,8 @@
 
 use super::TrainError;
 use crate::board::Board;
+use crate::codec::SplitMix64;
 use crate::nnue::feature_index;
-use crate::nnue::float::SplitMix;
 use crate::records::{self, score, Game, GameResult, Reader};
 use crate::types::Color;
 use std::path::PathBuf;
@@ -187,7 +187,7 @@ impl Dataset {
         filter: &Filter,
         mut train: impl FnMut(&[Sample]) -> Result<(), TrainError>,
     ) -> Result<FilterCounts, TrainError> {
-        let mut rng = SplitMix(seed);
+        let mut rng = SplitMix64::new(seed);
         let mut pool: Vec<Sample> = Vec::with_capacity(buffer);
         let mut out: Vec<Sample> = Vec::with_capacity(batch);
         let mut game_buf: Vec<Sample> = Vec::new();
@@ -203,7 +203,7 @@ impl Dataset {
                     pool.push(sample);
                     continue;
                 }
-                let slot = below(&mut rng, buffer);
+                let slot = rng.below_usize(buffer);
                 out.push(std::mem::replace(&mut pool[slot], sample));
                 if out.len() == batch {
                     result = train(&out);
@@ -215,7 +215,7 @@ impl Dataset {
             }
         })?;
         result?;
-        shuffle(&mut pool, &mut rng);
+        rng.shuffle(&mut pool);
         for sample in pool {
             out.push(sample);
             if out.len() == batch {
@@ -241,7 +241,7 @@ impl Dataset {
             games: f.games,
             positions: f.positions,
             bytes: f.map.len() as u64,
-            fnv1a64: crate::nnue::file::fnv1a64(&f.map),
+            fnv1a64: crate::codec::fnv1a64(&f.map),
         })
     }
 }
@@ -272,17 +272,5 @@ impl Dataset {
             }
         }
         Ok(counts)
-    }
-}
-
-/// Uniform in `0..n` (`n` > 0).
-fn below(rng: &mut SplitMix, n: usize) -> usize {
-    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
-}
-
-/// Fisher–Yates.
-fn shuffle(v: &mut [Sample], rng: &mut SplitMix) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, below(rng, i + 1));
     }
 }

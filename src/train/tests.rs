@@ -357,7 +357,7 @@ fn rejects_damaged_checkpoints_with_offsets() {
     // A NaN parameter with a matching checksum is still refused, at its offset.
     let mut b = good.clone();
     b[68..72].copy_from_slice(&f32::NAN.to_le_bytes());
-    let sum = crate::nnue::file::fnv1a64(&b[..len - 8]);
+    let sum = crate::codec::fnv1a64(&b[..len - 8]);
     b[len - 8..].copy_from_slice(&sum.to_le_bytes());
     assert!(matches!(reject(&b), CheckpointError::BadValue { offset: 68, .. }));
     // A schedule with no planned positions is refused at its offset.
