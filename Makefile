@@ -82,7 +82,7 @@ debug-game: deps
 debug-test: unit-test debug-game
 
 # What CI runs (.ci/run): the habits, then the README's test command.
-ci: deps lint bench-check test debug-game
+ci: deps lint bench-check test
 
 # A match against outside engines (not part of `make test`): GAMES per
 # opponent, in pairs over the built-in openings, at TC (BASE+INC seconds).

@@ -335,3 +335,38 @@ fn empty_value_clears_every_string_option() {
     assert!(!crate::logging::log_file_active(), "<empty> closes the debug log");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The debug game (what `make debug-game` plays over UCI): two engines with
+/// two search threads and 8 MB each play 120 plies at 20,000 nodes a move
+/// from a Petrov-like opening, here in the test profile, so the debug
+/// assertions (the Board consistency check after every make and unmake, in
+/// every thread) run all the way. Every best move must be legal.
+#[test]
+fn debug_game_between_two_engines_with_two_threads_each_is_clean() {
+    const START: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let mut sides = [quiet_engine(), quiet_engine()];
+    for e in &mut sides {
+        e.set_option("Hash", Some("8")).unwrap();
+        e.set_option("Threads", Some("2")).unwrap();
+    }
+    let mut board = Board::from_fen(START, false).unwrap();
+    let mut moves: Vec<String> = Vec::new();
+    for ply in 0..120 {
+        if board.legal_moves().is_empty() {
+            break;
+        }
+        let e = &mut sides[ply % 2];
+        let played: Vec<&str> = moves.iter().map(String::as_str).collect();
+        e.set_position(Some(START), &played).unwrap();
+        let out = e.search_sync(Limits { nodes: Some(20_000), ..Limits::default() }).expect("a finished search");
+        let best = out.best;
+        assert!(
+            best != crate::types::Move::NONE && board.is_legal(best),
+            "illegal {best:?} at ply {ply} in {}",
+            board.fen()
+        );
+        moves.push(crate::board::notation::uci_string(best, false));
+        board.make_move(best);
+    }
+    assert!(moves.len() >= 20, "the game ended after {} plies", moves.len());
+}
