@@ -234,9 +234,12 @@ def ledgers():
             doc = json.load(f)
         for leg in doc.get("legs", []):
             for fi in leg.get("files", []):
-                read.setdefault((fi.get("name"), fi.get("fnv1a64")), []).append(
-                    f"{os.path.basename(path)[:-len('.ckpt.json')]} leg {leg.get('leg')}")
-    return read
+                read.setdefault((fi.get("name"), fi.get("fnv1a64")), {}).setdefault(
+                    os.path.basename(path)[:-len(".ckpt.json")], []).append(leg.get("leg"))
+    # "gen0-h128.nnue legs 1-20": one entry per checkpoint, its legs as a range.
+    return {key: [f"{ck} leg{'s' if len(legs) > 1 else ''} {min(legs)}" + (f"-{max(legs)}" if len(legs) > 1 else "")
+                  for ck, legs in cks.items()]
+            for key, cks in read.items()}
 
 
 def fnv1a64(path):
