@@ -1,12 +1,21 @@
 //! Archivist: a UCI chess engine whose specialty is everything an engine
 //! keeps on disk.
 //!
-//! Dependencies point one way: {`types`, `codec`} → `attacks` → `board` → {`eval`, `nnue`, `tt`, `tb`}
-//! → `search` → {`analysis`, `engine`} → `uci`/`cli`.
+//! Dependencies point one way: a module uses only modules of its own row
+//! (to its left, where an arrow says so) or of the rows above it.
+//!
+//! | layer | modules |
+//! | --- | --- |
+//! | support | `types`, `codec`, `atomic_file`, `mapped`, `input`, `logging` |
+//! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
+//! | knowledge | `eval`, `nnue`, `tt`, `tb`, `book`, `records` |
+//! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
+//! | front | `engine` → `uci`; `cli` (every subcommand) |
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(clippy::unwrap_used)]
+#![warn(clippy::too_many_lines)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod analysis;

@@ -86,6 +86,18 @@ fn tt_refines(bound: Bound, tt_value: i32, eval: i32) -> bool {
     beyond && tt_value != NO_VALUE && tt_value.abs() < TB_WIN_IN_MAX_PLY
 }
 
+/// The bound a node's result is stored with: it failed high, it is an exact
+/// PV value that raised alpha, or it failed low.
+fn node_bound(best: i32, original_alpha: i32, beta: i32, pv_node: bool) -> Bound {
+    if best >= beta {
+        Bound::Lower
+    } else if pv_node && best > original_alpha {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    }
+}
+
 /// What a position's key is mixed with for the search that leaves `excluded`
 /// out (a fixed odd multiplier spreads the 16 move bits over the key).
 fn exclusion_salt(excluded: Move) -> u64 {
@@ -511,9 +523,42 @@ impl Worker {
         self.pv_len[ply] = ply + 1 + n;
     }
 
+    /// A move's value `v` against the node's best so far: a better value
+    /// becomes `best`; one above `alpha` also makes `m` the best move (and
+    /// the PV at a PV node) and raises `alpha`. True when it fails high.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn new_best(
+        &mut self,
+        ply: usize,
+        pv_node: bool,
+        m: Move,
+        v: i32,
+        best: &mut i32,
+        best_move: &mut Move,
+        alpha: &mut i32,
+        beta: i32,
+    ) -> bool {
+        if v <= *best {
+            return false;
+        }
+        *best = v;
+        if v > *alpha {
+            *best_move = m;
+            if pv_node {
+                self.update_pv(ply, m);
+            }
+            if v >= beta {
+                return true;
+            }
+            *alpha = v;
+        }
+        false
+    }
+
     /// The principal-variation search. Steps are numbered as in the
     /// module documentation of Stockfish-like engines.
-    #[allow(clippy::too_many_lines)]
+    #[allow(clippy::too_many_lines, reason = "the one long function, read through its numbered steps")]
     fn search(&mut self, ctx: &Ctx, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
@@ -856,18 +901,8 @@ impl Worker {
             }
 
             // Step 14. New best move?
-            if v > best {
-                best = v;
-                if v > alpha {
-                    best_move = m;
-                    if pv_node {
-                        self.update_pv(ply, m);
-                    }
-                    if v >= beta {
-                        break;
-                    }
-                    alpha = v;
-                }
+            if self.new_best(ply, pv_node, m, v, &mut best, &mut best_move, &mut alpha, beta) {
+                break;
             }
             if m != best_move {
                 if !noisy && quiets_count < P::QUIETS_TRIED_MAX {
@@ -912,13 +947,7 @@ impl Worker {
         }
 
         // Step 17. Store in the transposition table.
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if pv_node && best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = node_bound(best, original_alpha, beta, pv_node);
         // (Not for the later lines of a MultiPV root.)
         let later_multipv_line = root && self.pv_idx > 0;
         if !later_multipv_line {
@@ -1003,10 +1032,13 @@ impl Worker {
         None
     }
 
-    /// Quiescence search: captures and promotions (all evasions in check).
+    /// Quiescence search: captures and promotions (all evasions in check),
+    /// from a stand-pat value, down to quiet positions.
     fn qsearch(&mut self, ctx: &Ctx, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         let pv_node = beta - alpha > 1;
         self.pv_len[ply] = ply;
+
+        // Step 1. Stop, count the node, draws and the ply limit.
         if self.stopped {
             return 0;
         }
@@ -1024,6 +1056,8 @@ impl Worker {
         if ply >= MAX_PLY {
             return if in_check { 0 } else { self.evaluate() };
         }
+
+        // Step 2. Transposition table lookup and cutoff (not at PV nodes).
         let key = self.board.key();
         let tte = ctx.tt.probe(key);
         let tt_value = tte.map_or(NO_VALUE, |e| value_from_tt(e.value as i32, ply));
@@ -1032,6 +1066,9 @@ impl Worker {
                 return tt_value;
             }
         }
+
+        // Step 3. Stand pat: the corrected static evaluation (or a TT value
+        // whose bound allows it) is a lower bound unless in check.
         let mut best;
         let static_eval;
         let raw_eval;
@@ -1046,7 +1083,6 @@ impl Worker {
             };
             static_eval = self.corrected(raw_eval);
             best = static_eval;
-            // A TT value whose bound allows it is a better stand-pat value.
             if tte.is_some_and(|e| tt_refines(e.bound(), tt_value, best)) {
                 best = tt_value;
             }
@@ -1055,12 +1091,19 @@ impl Worker {
             }
             alpha = alpha.max(best);
         }
+
+        // Step 4. The move loop: captures and promotions, every evasion in
+        // check.
         let original_alpha = alpha;
         let mut picker = MovePicker::quiescence(&self.board, tte.map_or(Move::NONE, |e| e.best_move()));
         let mut best_move = Move::NONE;
         let mut moves = 0;
         while let Some((m, _)) = picker.pick(&self.board, &self.history) {
             moves += 1;
+
+            // Step 5. Pruning (not in check): under-promotions, captures
+            // that lose material, and delta pruning (even winning the piece
+            // cannot reach alpha).
             if !in_check {
                 if m.promotion_piece().is_some_and(|p| p != PieceType::Queen) {
                     continue;
@@ -1068,42 +1111,33 @@ impl Worker {
                 if !see_ge(&self.board, m, 0) {
                     continue;
                 }
-                // Delta pruning: even winning the piece cannot reach alpha.
                 let gain = self.board.piece_on(m.to()).map_or(100, |p| see::SEE_VALUES[p.kind().index()]);
                 if m.promotion_piece().is_none() && static_eval + gain + P::DELTA_MARGIN <= alpha {
                     continue;
                 }
             }
+
+            // Step 6. Make, search, unmake.
             self.make(m);
             let v = -self.qsearch(ctx, -beta, -alpha, ply + 1);
             self.unmake();
             if self.stopped {
                 return 0;
             }
-            if v > best {
-                best = v;
-                if v > alpha {
-                    best_move = m;
-                    if pv_node {
-                        self.update_pv(ply, m);
-                    }
-                    if v >= beta {
-                        break;
-                    }
-                    alpha = v;
-                }
+
+            // Step 7. New best move?
+            if self.new_best(ply, pv_node, m, v, &mut best, &mut best_move, &mut alpha, beta) {
+                break;
             }
         }
+
+        // Step 8. No evasion: mated.
         if in_check && moves == 0 {
             return mated_in(ply);
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if pv_node && best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+
+        // Step 9. Store in the transposition table (depth 0).
+        let bound = node_bound(best, original_alpha, beta, pv_node);
         ctx.tt.store(key, 0, bound, pv_node, best_move, value_to_tt(best, ply), raw_eval);
         best
     }

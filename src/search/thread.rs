@@ -284,40 +284,32 @@ fn rank_by_tablebases(
     (root_moves, probe)
 }
 
+/// The soft (optimum) and hard (maximum) time of a search in milliseconds:
+/// `movetime` less the overhead for both, the clock's budget, or no limit.
+fn time_limits(ctx: &Ctx) -> (u64, u64) {
+    match (&ctx.limits.clock, ctx.limits.movetime_ms) {
+        (_, Some(mt)) => {
+            let t = mt.saturating_sub(ctx.config.move_overhead_ms).max(1);
+            (t, t)
+        }
+        (Some(clock), None) => {
+            let b = budget(clock, ctx.config.move_overhead_ms);
+            (b.optimum_ms, b.maximum_ms)
+        }
+        _ => (u64::MAX, u64::MAX),
+    }
+}
+
 fn empty_outcome() -> Outcome {
     Outcome { best: Move::NONE, ponder: None, score: 0, depth: 0, root_moves: Vec::new(), nodes: 0 }
 }
 
 impl Worker {
-    /// Iterative deepening with aspiration windows and MultiPV.
-    pub fn iterate(&mut self, ctx: &Ctx) {
+    /// The depth iterative deepening starts at, with the root moves seeded
+    /// from the table or the book.
+    fn first_depth(&mut self, ctx: &Ctx, max_depth: i32, multipv: usize) -> i32 {
         let limits = ctx.limits;
         let main = self.id == 0;
-        let (optimum_ms, maximum_ms) = match (&limits.clock, limits.movetime_ms) {
-            (_, Some(mt)) => {
-                let t = mt.saturating_sub(ctx.config.move_overhead_ms).max(1);
-                (t, t)
-            }
-            (Some(clock), None) => {
-                let b = budget(clock, ctx.config.move_overhead_ms);
-                (b.optimum_ms, b.maximum_ms)
-            }
-            _ => (u64::MAX, u64::MAX),
-        };
-        self.maximum_ms = maximum_ms;
-        self.max_nodes = limits.nodes.unwrap_or(u64::MAX);
-        if self.root_moves.is_empty() {
-            if main {
-                let value = if self.board.in_check() { -super::MATE } else { 0 };
-                self.emit(ctx, self.info_for(ctx, 0, 0, value, None));
-            }
-            return;
-        }
-        let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
-        let multipv = ctx.config.multipv.clamp(1, self.root_moves.len());
-        let mut stability = 0;
-        let mut last_best = Move::NONE;
-
         // Resume analysis where the table left off: in an analysis search
         // (no clock, node or move-time limit), an exact root entry of depth D
         // (an earlier search, or a loaded hash file) lets iterative deepening
@@ -367,6 +359,29 @@ impl Worker {
                 }
             }
         }
+        first_depth
+    }
+
+    /// Iterative deepening with aspiration windows and MultiPV.
+    pub fn iterate(&mut self, ctx: &Ctx) {
+        let limits = ctx.limits;
+        let main = self.id == 0;
+        let (optimum_ms, maximum_ms) = time_limits(ctx);
+        self.maximum_ms = maximum_ms;
+        self.max_nodes = limits.nodes.unwrap_or(u64::MAX);
+        if self.root_moves.is_empty() {
+            if main {
+                let value = if self.board.in_check() { -super::MATE } else { 0 };
+                self.emit(ctx, self.info_for(ctx, 0, 0, value, None));
+            }
+            return;
+        }
+        let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let multipv = ctx.config.multipv.clamp(1, self.root_moves.len());
+        let mut stability = 0;
+        let mut last_best = Move::NONE;
+
+        let first_depth = self.first_depth(ctx, max_depth, multipv);
         for depth in first_depth..=max_depth {
             // Lazy SMP: helpers skip some depths so threads spread over the tree.
             if !main && depth > 1 && (depth as usize + self.id) % P::SMP_SKIP_CYCLE == 0 {
