@@ -482,6 +482,19 @@ impl fmt::Debug for Move {
     }
 }
 
+/// The scale of the one logistic between centipawns and expected score:
+/// 400 cp is odds of e : 1.
+pub const LOGISTIC_SCALE: f64 = 400.0;
+
+/// The expected score (win 1, draw ½, loss 0) of a centipawn value,
+/// `1 / (1 + e^(−cp/400))`: what self-play stores in its records, what
+/// `records import` makes of a PGN's evaluations and what a YACB book's
+/// centipawn values are worth in play.
+#[inline]
+pub fn expected_score(cp: f64) -> f64 {
+    1.0 / (1.0 + (-cp / LOGISTIC_SCALE).exp())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

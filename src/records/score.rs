@@ -19,12 +19,12 @@
 /// tablebase result) exports as, from the winner's side: +32000 / −32000.
 pub const DECISIVE_CP: i32 = 32000;
 
-/// The scale of the logistic: 400 cp is odds of e : 1.
-pub const SCALE: f64 = 400.0;
+/// The scale of the logistic ([`crate::types::LOGISTIC_SCALE`]).
+pub const SCALE: f64 = crate::types::LOGISTIC_SCALE;
 
 /// The side to move's expected score of a centipawn value.
 pub fn expected_score(cp: i32) -> f64 {
-    1.0 / (1.0 + (-(cp as f64) / SCALE).exp())
+    crate::types::expected_score(cp as f64)
 }
 
 /// The stored score of a centipawn value (side to move's view).

@@ -29,7 +29,7 @@ pub fn expected_score(value: i32) -> f64 {
     } else if value <= -TB_WIN_IN_MAX_PLY {
         0.0
     } else {
-        1.0 / (1.0 + (-(value as f64) / 400.0).exp())
+        crate::types::expected_score(value as f64)
     }
 }
 
