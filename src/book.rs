@@ -30,6 +30,7 @@ pub mod json;
 pub mod learn;
 pub mod make_book;
 pub mod merge;
+pub mod offer;
 mod open;
 pub mod polyglot;
 pub mod sbob;

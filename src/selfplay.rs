@@ -139,7 +139,7 @@ struct YacbMoves(crate::book::yacb::YacbBook, String);
 impl openings::BookMoves for YacbMoves {
     fn book_moves(&self, board: &crate::board::Board) -> Vec<(crate::types::Move, u32)> {
         let mut b = board.clone();
-        crate::book::select::yacb_candidates(&self.0, &mut b)
+        crate::book::offer::yacb_candidates(&self.0, &mut b, None)
             .into_iter()
             .map(|c| (c.mv, (c.score * 1000.0) as u32 + 1))
             .collect()

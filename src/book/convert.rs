@@ -14,9 +14,9 @@
 //! format by content.
 
 use super::json;
+use super::offer::{same_move, score_to_cp};
 use super::polyglot::{self, PolyglotBook, PolyglotEntry};
 use super::sbob::{self, SbobBook, SbobPosition};
-use super::select::{same_move, score_to_cp};
 use super::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
 use super::{Book, BookError, BookFormat};
 use crate::board::zobrist::polyglot_key;

@@ -48,7 +48,7 @@ fn elo_json(e: Elo) -> Value {
 pub fn entry_json(e: &YacbEntry, board: Option<&Board>) -> Value {
     let best = match board {
         Some(b) => {
-            b.legal_moves().iter().find(|&m| crate::book::select::same_move(e.best_move, m)).map(|m| b.move_to_uci(m))
+            b.legal_moves().iter().find(|&m| crate::book::offer::same_move(e.best_move, m)).map(|m| b.move_to_uci(m))
         }
         None => (!e.best_move.is_none()).then(|| crate::board::notation::uci_string(e.best_move, false)),
     };
