@@ -38,7 +38,9 @@ pub mod select;
 pub mod stats;
 pub mod yacb;
 
-pub use open::{book_input, format_from_extension, open, read_head, sniff, Book, BookError, BookFormat, SNIFF_LEN};
+pub use open::{
+    book_input, format_from_extension, format_of, open, read_head, sniff, Book, BookError, BookFormat, SNIFF_LEN,
+};
 
 use crate::board::{Board, MoveList};
 use crate::types::Move;

@@ -6,6 +6,7 @@
 //! | format | moves offered | weight |
 //! |---|---|---|
 //! | Polyglot | the position's entries whose move is legal, in file order (weight 0 included) | the stored weight |
+//! | ABK | the moves of the tree's lines that reach the position (matched by Polyglot key, transpositions merged), in file order | its Polyglot weight ([`AbkMove::weight`](super::abk::AbkMove::weight): `2·won + drawn`, the priority when it has no games, 0 for priority 0) |
 //! | YACB | every legal move into a position the book has an entry for, and the position's own best move; highest weight first | the mover's expected score on the perf scale, 0..=40000 (below) |
 //!
 //! SBOB and its JSON form are interchange formats and are not played:
@@ -31,6 +32,7 @@
 //! handful of games moves a position but does not overrule the book
 //! ([`blend`]).
 
+use super::abk::AbkBook;
 use super::learn::LearnTable;
 use super::polyglot::PolyglotBook;
 use super::yacb::{ValueType, YacbBook, YacbEntry};
@@ -65,12 +67,13 @@ pub struct NotPlayable {
 }
 
 impl Book {
-    /// The book as [`Offers`]: Polyglot and YACB books are played, the
-    /// others are refused with [`NotPlayable`].
+    /// The book as [`Offers`]: Polyglot, ABK and YACB books are played,
+    /// the others are refused with [`NotPlayable`].
     pub fn playable(&self) -> Result<&dyn Offers, NotPlayable> {
         match self {
             Book::Yacb(b) => Ok(b),
             Book::Polyglot(b) => Ok(b),
+            Book::Abk(b) => Ok(b),
             other => Err(NotPlayable { format: other.format() }),
         }
     }
@@ -79,6 +82,12 @@ impl Book {
 impl Offers for PolyglotBook {
     fn offers(&self, board: &mut Board) -> Vec<Offer> {
         self.moves(board).into_iter().map(|m| Offer { mv: m.mv, weight: u32::from(m.weight) }).collect()
+    }
+}
+
+impl Offers for AbkBook {
+    fn offers(&self, board: &mut Board) -> Vec<Offer> {
+        self.probe(board).into_iter().map(|m| Offer { mv: m.mv, weight: u32::from(m.weight()) }).collect()
     }
 }
 

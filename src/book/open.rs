@@ -1,19 +1,22 @@
 //! Opening any book file: one content sniff and one error type for every
 //! format the project reads.
 //!
-//! | first bytes (after any whitespace for JSON) | format |
+//! | name, first bytes (after any whitespace for JSON) | format |
 //! |---------------------------------------------|--------|
+//! | a `.abk` name, or `03 41 42 4B` and a size of 25200 + 28·n | [ABK](super::abk) (Arena; its signature is not required, so a name tells it too) |
 //! | `YACB`                                      | [YACB](../../docs/formats.md#yacb) |
 //! | `SBOB`                                      | [SBOB](../../docs/formats.md#sbob) |
 //! | `{` and the whole file is UTF-8             | [SBOB's JSON form](../../docs/formats.md#sbob-json) |
 //! | anything else                               | [Polyglot](../../docs/formats.md#polyglot) (it has no header) |
 //!
 //! Every consumer (`BookFile`, self-play and `genfens` openings, `book probe`,
-//! `book convert`, `book analyse`) opens books through [`open`], so a
+//! `book info`, `book dump`, `book verify`, `book convert`, `book export`,
+//! `book analyse`) opens books through [`open`], so a
 //! truncated or corrupt book gives the same message, byte offset included,
 //! wherever it is read. Error messages do not repeat the file name: the
 //! caller prefixes it.
 
+use super::abk::{self, AbkBook, AbkError};
 use super::json::{self, JsonBook, JsonError};
 use super::polyglot::{PolyglotBook, PolyglotError};
 use super::sbob::{self, SbobBook, SbobError};
@@ -31,6 +34,20 @@ pub enum BookFormat {
     Sbob,
     Json,
     Yacb,
+    Abk,
+}
+
+impl BookFormat {
+    /// The format's name as written in prose (`YACB`, `Polyglot`, …).
+    pub fn title(self) -> &'static str {
+        match self {
+            BookFormat::Polyglot => "Polyglot",
+            BookFormat::Sbob => "SBOB",
+            BookFormat::Json => "JSON",
+            BookFormat::Yacb => "YACB",
+            BookFormat::Abk => "ABK",
+        }
+    }
 }
 
 impl fmt::Display for BookFormat {
@@ -40,6 +57,7 @@ impl fmt::Display for BookFormat {
             BookFormat::Sbob => "sbob",
             BookFormat::Json => "json",
             BookFormat::Yacb => "yacb",
+            BookFormat::Abk => "abk",
         })
     }
 }
@@ -59,6 +77,8 @@ pub enum BookError {
     Sbob(#[from] SbobError),
     #[error(transparent)]
     Json(#[from] JsonError),
+    #[error(transparent)]
+    Abk(#[from] AbkError),
 }
 
 /// An opened and fully validated book.
@@ -68,6 +88,7 @@ pub enum Book {
     Polyglot(PolyglotBook),
     Sbob(SbobBook),
     Json(JsonBook),
+    Abk(AbkBook),
 }
 
 impl Book {
@@ -77,16 +98,18 @@ impl Book {
             Book::Polyglot(_) => BookFormat::Polyglot,
             Book::Sbob(_) => BookFormat::Sbob,
             Book::Json(_) => BookFormat::Json,
+            Book::Abk(_) => BookFormat::Abk,
         }
     }
 
-    /// Entries (YACB, Polyglot) or positions (SBOB, JSON).
+    /// Entries (YACB, Polyglot, ABK) or positions (SBOB, JSON).
     pub fn len(&self) -> usize {
         match self {
             Book::Yacb(b) => b.len(),
             Book::Polyglot(b) => b.len(),
             Book::Sbob(b) => b.positions.len(),
             Book::Json(b) => b.positions.len(),
+            Book::Abk(b) => b.len(),
         }
     }
 
@@ -126,13 +149,14 @@ pub fn sniff(head: &[u8]) -> BookFormat {
 }
 
 /// The format a file name suggests (`.bin`/`.polyglot`, `.sbob`, `.json`,
-/// `.yacb`).
+/// `.yacb`, `.abk`).
 pub fn format_from_extension(path: &Path) -> Option<BookFormat> {
     match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
         "bin" | "polyglot" => Some(BookFormat::Polyglot),
         "sbob" => Some(BookFormat::Sbob),
         "json" => Some(BookFormat::Json),
         "yacb" => Some(BookFormat::Yacb),
+        "abk" => Some(BookFormat::Abk),
         _ => None,
     }
 }
@@ -155,12 +179,31 @@ pub fn read_head(path: &Path) -> Result<Vec<u8>, BookError> {
     Ok(head)
 }
 
-/// Opens the book at `path`, telling its format by content, and validates it
-/// in full (YACB entries included). YACB and Polyglot books are mapped,
-/// SBOB and JSON books are decoded into memory.
+/// Whether a file of `len` bytes whose first bytes are `head` holds an ABK
+/// book: Arena's signature and an ABK size (see the module table).
+fn abk_content(head: &[u8], len: u64) -> bool {
+    let (header, entry) = (abk::HEADER_LEN as u64, abk::ENTRY_LEN as u64);
+    head.starts_with(abk::SIGNATURE) && len >= header && (len - header) % entry == 0
+}
+
+/// The format of the book at `path` (see the module table): an ABK book by
+/// its name or its signature and size, the others by content ([`sniff`]).
+pub fn format_of(path: &Path) -> Result<BookFormat, BookError> {
+    if format_from_extension(path) == Some(BookFormat::Abk) {
+        return Ok(BookFormat::Abk);
+    }
+    let head = read_head(path)?;
+    let len = std::fs::metadata(path).map_err(|source| BookError::Io { path: path.to_path_buf(), source })?.len();
+    Ok(if abk_content(&head, len) { BookFormat::Abk } else { sniff(&head) })
+}
+
+/// Opens the book at `path`, telling its format by [`format_of`], and
+/// validates it in full (YACB entries included). YACB and Polyglot books are
+/// mapped, SBOB, JSON and ABK books are decoded into memory.
 pub fn open(path: &Path) -> Result<Book, BookError> {
     let io = |source| BookError::Io { path: path.to_path_buf(), source };
-    Ok(match sniff(&read_head(path)?) {
+    Ok(match format_of(path)? {
+        BookFormat::Abk => Book::Abk(AbkBook::open(path)?),
         BookFormat::Yacb => {
             let book = YacbBook::open(path)?;
             book.verify()?;
@@ -241,6 +284,64 @@ mod tests {
         let err = open(&temp("cut.yacb", b"YACB\x01\x00\x00")).unwrap_err();
         assert!(matches!(err, BookError::Yacb(YacbError::Truncated { len: 7, .. })), "{err:?}");
         assert!(err.to_string().contains("offset 7"), "{err}");
+    }
+
+    /// A two-move ABK book (1. e4 with 10 games, 5 won and 3 lost; 1. d4
+    /// entered by hand, priority 7) as Arena writes it.
+    fn abk_bytes() -> Vec<u8> {
+        use crate::book::abk::{AbkEntry, AbkNode};
+        let node = |from, to, priority, games, won, lost| AbkNode {
+            entry: AbkEntry {
+                from,
+                to,
+                promotion: 0,
+                priority,
+                games,
+                won,
+                lost,
+                ply_count: 0,
+                next_move: -1,
+                next_sibling: -1,
+            },
+            replies: Vec::new(),
+        };
+        AbkBook::from_tree(&[node(12, 28, 5, 10, 5, 3), node(11, 27, 7, 0, 0, 0)]).to_bytes()
+    }
+
+    #[test]
+    fn open_tells_an_abk_book_by_its_name_or_its_signature_and_size() {
+        let bytes = abk_bytes();
+        assert_eq!(open(&temp("arena.abk", &bytes)).unwrap().format(), BookFormat::Abk);
+        let by_content = open(&temp("arena.dat", &bytes)).unwrap();
+        assert_eq!((by_content.format(), by_content.len()), (BookFormat::Abk, 2));
+        // Arena's signature is optional: without it only the name tells.
+        let mut unsigned = bytes.clone();
+        unsigned[..4].fill(0);
+        assert_eq!(open(&temp("unsigned.abk", &unsigned)).unwrap().format(), BookFormat::Abk);
+        assert_ne!(format_of(&temp("unsigned.dat", &unsigned)).unwrap(), BookFormat::Abk);
+        // The signature with a size that is not 25200 + 28·n is not ABK.
+        assert_ne!(format_of(&temp("odd.dat", &bytes[..bytes.len() - 1])).unwrap(), BookFormat::Abk);
+        let err = open(&temp("cut.abk", &bytes[..bytes.len() - 3])).unwrap_err();
+        assert!(matches!(err, BookError::Abk(_)) && err.to_string().contains("trailing bytes"), "{err}");
+    }
+
+    #[test]
+    fn an_abk_book_is_played_with_its_polyglot_weights() {
+        let book = open(&temp("play.abk", &abk_bytes())).unwrap();
+        let mut start = crate::board::Board::startpos();
+        let offers = book.playable().unwrap().offers(&mut start);
+        let moves: Vec<(String, u32)> = offers.iter().map(|o| (start.move_to_uci(o.mv), o.weight)).collect();
+        assert_eq!(moves, [("e2e4".to_string(), 12), ("d2d4".to_string(), 7)]);
+    }
+
+    #[test]
+    fn sbob_and_json_books_are_refused_for_play_with_one_message() {
+        for name in ["sbob_golden.sbob", "sbob_golden.json"] {
+            let book = open(&data(name)).unwrap();
+            let err = book.playable().err().unwrap();
+            assert_eq!(err.format, book.format());
+            assert!(err.to_string().contains("convert it to Polyglot or YACB"), "{err}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! position's own best move wins ties); `weighted` picks at random, in
 //! proportion to expected score, among the candidates within `variety`
 //! centipawns of the best; `uniform` picks any candidate with equal chance.
-//! Polyglot books hold weighted moves and no values: `weighted` picks in
+//! Polyglot and ABK books hold weighted moves and no values: `weighted` picks in
 //! proportion to weight as python-chess's `weighted_choice` does, `best` the
 //! heaviest, `uniform` any move of non-zero weight; a move into a
 //! repetition is skipped while another book move remains.
@@ -153,7 +153,7 @@ impl OpeningBooks {
     /// Opens and fully verifies every book in a `:`-separated list (through
     /// [`crate::book::open()`]). Returns the usable books and a message per
     /// file that could not be used, naming the file and, for a damaged one,
-    /// the byte offset. YACB and Polyglot books are played; SBOB and JSON
+    /// the byte offset. YACB, Polyglot and ABK books are played; SBOB and JSON
     /// books are refused with the command that converts them.
     pub fn open(list: &str) -> (OpeningBooks, Vec<String>) {
         let mut books = Vec::new();

@@ -1,4 +1,4 @@
-//! `archivist book info|verify|dump|merge` and `probe` for YACB books.
+//! `archivist book info|dump|merge` and `probe` for YACB books.
 
 use crate::board::Board;
 use crate::book::yacb::{BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
@@ -100,8 +100,7 @@ pub fn probe(book: &YacbBook, board: &mut Board, as_json: bool) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn info(path: &Path) -> anyhow::Result<ExitCode> {
-    let book = open(path)?;
+pub fn info(path: &Path, book: &YacbBook) -> anyhow::Result<ExitCode> {
     let key_type = match book.key_type() {
         KeyType::Engine => "0 (engine keys)",
         KeyType::Zobrist(_) => "1 (embedded Zobrist table, Polyglot order)",
@@ -133,21 +132,7 @@ pub fn info(path: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn verify(path: &Path) -> anyhow::Result<ExitCode> {
-    match YacbBook::open(path).and_then(|b| b.verify().map(|()| b.len())) {
-        Ok(n) => {
-            println!("{}: valid YACB book, {n} entries", path.display());
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            println!("{}: invalid: {e}", path.display());
-            Ok(ExitCode::FAILURE)
-        }
-    }
-}
-
-pub fn dump(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
-    let book = open(path)?;
+pub fn dump(book: &YacbBook, as_json: bool) -> anyhow::Result<ExitCode> {
     for e in book.iter() {
         let e = e?;
         let mut v = entry_json(&e, None);
