@@ -36,7 +36,7 @@ The input format is told by content (SBOB magic, JSON text, else Polyglot).";
 pub enum BookCommand {
     /// Build a book from PGN games (Polyglot: as `polyglot make-book`; YACB: perf% statistics).
     Build(Box<super::book_build::BuildArgs>),
-    /// A book's lines (YACB, Polyglot or PGN) as an EPD opening suite or a PGN tree.
+    /// A book's lines (any playable book, or a PGN) as an EPD opening suite or a PGN tree.
     Export(super::book_export::ExportArgs),
     /// Engine analysis of every position of a YACB book, a PGN or an EPD file into a YACB book.
     Analyse(super::yacb_build::AnalyseArgs),

@@ -4,9 +4,9 @@
 
 use crate::analysis::{AnalyseOptions, Analyser};
 use crate::board::Board;
+use crate::book;
 use crate::book::export::{self, Node};
 use crate::book::yacb::ValueType;
-use crate::book::{self, Book};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -20,8 +20,9 @@ pub enum ExportFormat {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// A YACB or Polyglot book (told by content; Polyglot by a .bin name),
-    /// or a PGN (plain or compressed; `-` is standard input).
+    /// A playable book (YACB, Polyglot or ABK, as `book::open` tells them;
+    /// Polyglot by a .bin name), or a PGN (plain or compressed; `-` is
+    /// standard input).
     pub input: PathBuf,
     /// Output file.
     #[arg(long)]
@@ -57,11 +58,9 @@ fn tree(input: &Path, max_ply: usize) -> anyhow::Result<(Node, usize)> {
     if !is_book {
         return export::pgn_tree(input, max_ply).with_context(|| format!("reading {}", input.display()));
     }
-    match book::open(input).with_context(|| input.display().to_string())? {
-        Book::Polyglot(b) => Ok((export::polyglot_tree(&b, max_ply), 0)),
-        Book::Yacb(b) => Ok((export::yacb_tree(&b, max_ply), 0)),
-        other => bail!("{}: export reads YACB, Polyglot and PGN, not {}", input.display(), other.format()),
-    }
+    let book = book::open(input).with_context(|| input.display().to_string())?;
+    let offers = book.playable().with_context(|| input.display().to_string())?;
+    Ok((export::book_tree(offers, max_ply), 0))
 }
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {

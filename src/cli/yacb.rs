@@ -1,6 +1,7 @@
 //! `archivist book info|dump|merge` and `probe` for YACB books.
 
 use crate::board::Board;
+use crate::book::offer::Offers;
 use crate::book::yacb::{BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
 use anyhow::Context;
 use serde_json::{json, Value};
@@ -66,19 +67,21 @@ pub fn open(path: &Path) -> anyhow::Result<YacbBook> {
     YacbBook::open(path).with_context(|| format!("opening {}", path.display()))
 }
 
-/// `book probe` on a YACB book: the entry and every child position's entry.
+/// `book probe` on a YACB book: the position's entry, and the moves the
+/// book offers there ([`crate::book::offer`]) with their weights and the
+/// entries of the positions they lead to.
 pub fn probe(book: &YacbBook, board: &mut Board, as_json: bool) -> anyhow::Result<ExitCode> {
     let key = book.key_type().key(board);
     let entry = book.lookup(key);
     let mut moves = Vec::new();
-    for m in board.legal_moves().iter() {
-        let san = board.move_to_san(m);
-        board.make_move(m);
+    for o in book.offers(board) {
+        let san = board.move_to_san(o.mv);
+        board.make_move(o.mv);
         let child = book.probe(board).map(|e| entry_json(&e, Some(board)));
         board.unmake_move();
-        if let Some(c) = child {
-            moves.push(json!({"uci": board.move_to_uci(m), "san": san, "weight": null, "learn": null, "entry": c}));
-        }
+        moves.push(
+            json!({"uci": board.move_to_uci(o.mv), "san": san, "weight": o.weight, "learn": null, "entry": child}),
+        );
     }
     let out = json!({
         "fen": board.fen(),
@@ -92,9 +95,10 @@ pub fn probe(book: &YacbBook, board: &mut Board, as_json: bool) -> anyhow::Resul
     } else {
         println!("Fen: {}\nKey: {key:016x}\nFormat: yacb", board.fen());
         println!("Entry: {}", out["entry"]);
-        println!("Moves with entries: {}", moves.len());
+        println!("Moves: {}", moves.len());
         for m in &moves {
-            println!("  {:<6} {:<8} {}", m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""), m["entry"]);
+            let (uci, san) = (m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""));
+            println!("  {uci:<6} {san:<8} weight {:>5}  {}", m["weight"], m["entry"]);
         }
     }
     Ok(ExitCode::SUCCESS)
