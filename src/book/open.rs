@@ -9,6 +9,9 @@
 //! | `{` and the whole file is UTF-8             | [SBOB's JSON form](../../docs/formats.md#sbob-json) |
 //! | anything else                               | [Polyglot](../../docs/formats.md#polyglot) (it has no header) |
 //!
+//! [`input_kind`] is the one rule for an input that may be a book, a PGN
+//! or an EPD file.
+//!
 //! Every consumer (`BookFile`, self-play and `genfens` openings, `book probe`,
 //! `book info`, `book dump`, `book verify`, `book convert`, `book export`,
 //! `book analyse`) opens books through [`open`], so a
@@ -161,13 +164,62 @@ pub fn format_from_extension(path: &Path) -> Option<BookFormat> {
     }
 }
 
-/// Whether an input that may also be text (PGN, EPD) is a book: its content
-/// says so (YACB, SBOB, JSON), or its name does (Polyglot has no header, so
-/// only a `.bin` name tells it from text).
-pub fn book_input(path: &Path, head: &[u8]) -> Option<BookFormat> {
-    match sniff(head) {
-        BookFormat::Polyglot => format_from_extension(path),
-        other => Some(other),
+/// What an input file holds: a book, PGN games or EPD/FEN lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Book(BookFormat),
+    Pgn,
+    Epd,
+}
+
+/// What the input at `path` holds: the one rule for every command that
+/// takes a book, a PGN or an EPD file (`book analyse`, `book export`,
+/// self-play and `genfens` openings):
+///
+/// 1. `-` (standard input) is PGN: it cannot be looked at before it is read.
+/// 2. A book, by [`format_of`]'s content rules (YACB, SBOB, JSON, ABK's
+///    signature and size) or by a book name ([`format_from_extension`]:
+///    Polyglot has no header, so only a `.bin` name tells it from text).
+/// 3. Otherwise text, decompressed when compressed ([`crate::input`]): a
+///    `.pgn` name (after any `.gz`, `.zst` or `.bz2`) is PGN, `.epd` and
+///    `.fen` are EPD; any other name is PGN when its first line that is
+///    neither blank nor a `#` comment starts with a tag (`[`) or a move
+///    number (`1.`, `12...`), EPD otherwise.
+pub fn input_kind(path: &Path) -> Result<InputKind, BookError> {
+    if path == Path::new("-") {
+        return Ok(InputKind::Pgn);
+    }
+    // Read as `open` reads it: a book name whose content says nothing
+    // opens as Polyglot.
+    let format = format_of(path)?;
+    if format != BookFormat::Polyglot || format_from_extension(path).is_some() {
+        return Ok(InputKind::Book(format));
+    }
+    let mut text = Vec::with_capacity(SNIFF_LEN);
+    if let Ok(input) = crate::input::Input::open(path) {
+        // A compressed head that ends early still tells: keep what came out.
+        let _ = input.take(SNIFF_LEN as u64).read_to_end(&mut text);
+    }
+    Ok(text_kind(path, &text))
+}
+
+/// Rule 3 of [`input_kind`]: PGN or EPD, by name, else by the first line
+/// of `text` (the input's first bytes, decompressed).
+pub fn text_kind(path: &Path, text: &[u8]) -> InputKind {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_ascii_lowercase();
+    let name = [".gz", ".zst", ".bz2"].iter().find_map(|z| name.strip_suffix(z)).unwrap_or(&name);
+    match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("pgn") => return InputKind::Pgn,
+        Some("epd" | "fen") => return InputKind::Epd,
+        _ => {}
+    }
+    let text = String::from_utf8_lossy(text);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).unwrap_or("");
+    let digits = first.bytes().take_while(u8::is_ascii_digit).count();
+    if first.starts_with('[') || digits > 0 && first.as_bytes().get(digits) == Some(&b'.') {
+        InputKind::Pgn
+    } else {
+        InputKind::Epd
     }
 }
 
@@ -251,11 +303,33 @@ mod tests {
     }
 
     #[test]
-    fn book_input_needs_a_book_name_only_for_polyglot() {
-        assert_eq!(book_input(Path::new("a.epd"), b"YACB"), Some(BookFormat::Yacb));
-        assert_eq!(book_input(Path::new("a.txt"), b"{}"), Some(BookFormat::Json));
-        assert_eq!(book_input(Path::new("a.BIN"), b"\x00\x01"), Some(BookFormat::Polyglot));
-        assert_eq!(book_input(Path::new("a.epd"), b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"), None);
+    fn input_kind_tells_books_by_content_or_book_name_and_text_by_name_or_first_line() {
+        let kind = |name: &str, bytes: &[u8]| input_kind(&temp(name, bytes)).unwrap();
+        assert_eq!(kind("a.epd", b"YACB\x01"), InputKind::Book(BookFormat::Yacb));
+        assert_eq!(kind("a.txt", b"{}"), InputKind::Book(BookFormat::Json));
+        assert_eq!(kind("a.BIN", b"\x00\x01"), InputKind::Book(BookFormat::Polyglot));
+        assert_eq!(kind("a.epd", b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"), InputKind::Epd);
+        assert_eq!(kind("a.PGN", b"8/8"), InputKind::Pgn);
+        assert_eq!(kind("a.fen", b"[Event"), InputKind::Epd);
+        assert_eq!(kind("a.txt", b"# c\n\n[Event \"x\"]"), InputKind::Pgn);
+        assert_eq!(kind("a", b"8/8/8/8/8/8/8/K6k w - -"), InputKind::Epd);
+        assert_eq!(input_kind(Path::new("-")).unwrap(), InputKind::Pgn);
+    }
+
+    #[test]
+    fn a_pgn_without_tags_is_pgn_under_any_name() {
+        for text in ["1. e4 e5 2. Nf3 *\n", "  \n12. Nf3 Nc6 *\n", "1... e5 *\n"] {
+            for name in ["games.txt", "games", "openings.dat"] {
+                assert_eq!(input_kind(&temp(name, text.as_bytes())).unwrap(), InputKind::Pgn, "{name}: {text:?}");
+            }
+        }
+        // Compressed: the name's .pgn under .gz, else the decompressed text.
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, b"1. d4 d5 *\n").unwrap();
+        let gz = z.finish().unwrap();
+        assert_eq!(input_kind(&temp("g.pgn.gz", &gz)).unwrap(), InputKind::Pgn);
+        assert_eq!(input_kind(&temp("g.gz", &gz)).unwrap(), InputKind::Pgn);
+        assert_eq!(text_kind(Path::new("g.epd.zst"), b"1. e4"), InputKind::Epd);
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use crate::analysis::{AnalyseOptions, Analyser};
 use crate::board::Board;
-use crate::book;
 use crate::book::export::{self, Node};
 use crate::book::yacb::ValueType;
+use crate::book::{self, InputKind};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -51,12 +51,12 @@ pub struct ExportArgs {
 
 /// The input's tree, and the games skipped (PGN).
 fn tree(input: &Path, max_ply: usize) -> anyhow::Result<(Node, usize)> {
-    let is_book = input != Path::new("-") && {
-        let head = book::read_head(input)?;
-        book::book_input(input, &head).is_some()
-    };
-    if !is_book {
-        return export::pgn_tree(input, max_ply).with_context(|| format!("reading {}", input.display()));
+    match book::input_kind(input).with_context(|| input.display().to_string())? {
+        InputKind::Book(_) => {}
+        InputKind::Pgn => {
+            return export::pgn_tree(input, max_ply).with_context(|| format!("reading {}", input.display()))
+        }
+        InputKind::Epd => bail!("{}: an EPD file; `book export` reads books and PGN games", input.display()),
     }
     let book = book::open(input).with_context(|| input.display().to_string())?;
     let offers = book.playable().with_context(|| input.display().to_string())?;

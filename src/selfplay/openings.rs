@@ -7,6 +7,7 @@
 
 use crate::board::Board;
 use crate::book::offer::Offers;
+use crate::book::InputKind;
 use crate::codec::{mix, SplitMix64};
 use crate::types::Move;
 use std::path::Path;
@@ -27,6 +28,8 @@ pub enum OpeningError {
     Book { path: String, source: crate::book::BookError },
     #[error("{path}: {source}")]
     NotPlayable { path: String, source: crate::book::offer::NotPlayable },
+    #[error("{path}: a {format} book, not an EPD or PGN file; give it as the book")]
+    IsBook { path: String, format: crate::book::BookFormat },
 }
 
 /// The openings' generator: SplitMix64 ([`crate::codec`]).
@@ -96,16 +99,21 @@ pub struct FileOpenings {
 }
 
 impl FileOpenings {
-    /// Reads `path`: PGN when it ends in `.pgn` or its first non-blank
-    /// character is `[`, EPD/FEN lines otherwise.
+    /// Reads `path` as PGN or EPD/FEN lines, as [`crate::book::input_kind`]
+    /// tells them; a book is refused (it is walked through [`BookWalk`]).
     pub fn load(path: &Path, chess960: bool) -> Result<FileOpenings, OpeningError> {
         let name = path.display().to_string();
+        let kind = crate::book::input_kind(path).map_err(|source| OpeningError::Book { path: name.clone(), source })?;
+        if let InputKind::Book(format) = kind {
+            return Err(OpeningError::IsBook { path: name, format });
+        }
         let bytes = std::fs::read(path).map_err(|source| OpeningError::Io { path: name.clone(), source })?;
         let text = String::from_utf8_lossy(&bytes);
-        let is_pgn =
-            path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) || text.trim_start().starts_with('[');
-        let positions =
-            if is_pgn { pgn_positions(&name, &text, chess960)? } else { epd_positions(&name, &text, chess960)? };
+        let positions = if kind == InputKind::Pgn {
+            pgn_positions(&name, &text, chess960)?
+        } else {
+            epd_positions(&name, &text, chess960)?
+        };
         if positions.is_empty() {
             return Err(OpeningError::Empty { path: name });
         }

@@ -359,6 +359,17 @@ fn openings_file_positions_start_the_games() {
 }
 
 #[test]
+fn an_openings_file_of_tagless_pgn_is_read_as_pgn_and_a_book_is_refused() {
+    let dir = TempDir::new("openings-kind");
+    let text = dir.file("lines.txt");
+    std::fs::write(&text, "1. e4 e5 2. Nf3 *\n\n1. d4 d5 *\n").unwrap();
+    let source = FileOpenings::load(&text, false).unwrap();
+    assert_eq!(source.len(), 2, "two games, not two bad EPD lines");
+    let golden = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb"));
+    assert!(matches!(FileOpenings::load(golden, false), Err(OpeningError::IsBook { .. })));
+}
+
+#[test]
 fn unbalanced_openings_are_discarded() {
     let dir = TempDir::new("unbalanced");
     let epd = dir.file("o.epd");
