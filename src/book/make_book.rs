@@ -9,8 +9,9 @@
 //! 1. For every game, each of its first `max_ply` moves is counted against
 //!    the (position key, move) pair: `n += 1` and `sum += 2` for a win of the
 //!    side that moved, `1` for a draw or an unknown result (`*`, missing),
-//!    `0` for a loss. The result comes from the `Result` tag (the game's
-//!    termination marker when the tag is missing). Moves past `max_ply` are
+//!    `0` for a loss. The result is [`crate::pgn::outcome`]'s: the `Result`
+//!    tag (the game's termination marker when the tag is missing or `*`, where
+//!    the tool counts a `*` tag as unknown). Moves past `max_ply` are
 //!    not even parsed. A repeated position counts again.
 //! 2. When a pair's `n` reaches 16384, every pair of that position has `n`
 //!    and `sum` halved, rounding up (`(x + 1) / 2`).
@@ -97,9 +98,9 @@ impl Counts {
     }
 }
 
-/// Result of a game for white: +1, 0 or −1 (the `Result` tag first, as the tool).
+/// Result of a game for white: +1, 0 or −1 ([`crate::pgn::outcome`]).
 pub(super) fn white_result(game: &Game) -> i32 {
-    match game.tag("Result").or(game.result.as_deref()) {
+    match crate::pgn::outcome(game.tag("Result"), game.result.as_deref()).token {
         Some("1-0") => 1,
         Some("0-1") => -1,
         _ => 0,
