@@ -5,9 +5,11 @@
 //! * [`abk`]: Arena's ABK book; [`exp`]: SugaR-family experience files.
 //! * [`sbob`]: the SBOB container (docs/formats.md#sbob) and its chess mapping;
 //!   [`json`]: SBOB's JSON form.
-//! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`;
-//!   [`build`]: the same (and YACB) from databases of any size, streamed,
-//!   filtered, on several threads, in bounded memory.
+//! * [`build`]: Polyglot books as `polyglot make-book` builds them (its
+//!   rules in [`make_book`]) and YACB books of statistics, from databases of
+//!   any size, streamed, filtered, on several threads, in bounded memory.
+//!   The whole-file reference builders it is tested against (`make_book`,
+//!   `stats`) are compiled for tests only.
 //! * [`open()`]: opening any of them, told by content ([`format_of`]), with one
 //!   error type ([`BookError`]); [`input_kind`]: whether an input is a book,
 //!   a PGN or an EPD file; [`walk_known`]: the one walk over a book's positions.
@@ -16,8 +18,7 @@
 //!   choosing among them in play; [`learn`]: results learned in play (YACL).
 //! * [`convert`]: conversions among Polyglot, SBOB, JSON and YACB;
 //!   [`export`]: a book's lines as an EPD suite or a PGN tree.
-//! * [`stats`]: statistical YACB entries from PGN; [`elo`]: the Elo
-//!   estimate of analysis (nodes, threads, depth). Engine analysis and the
+//! * [`elo`]: the Elo estimate of analysis (nodes, threads, depth). Engine analysis and the
 //!   TT conversion live in [`crate::analysis`], above the search.
 //!
 //! Every writer goes through [`write_atomic`]: a temporary file in the
@@ -39,6 +40,7 @@ mod open;
 pub mod polyglot;
 pub mod sbob;
 pub mod select;
+#[cfg(test)]
 pub mod stats;
 pub mod yacb;
 
