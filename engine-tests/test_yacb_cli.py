@@ -21,8 +21,11 @@ def test_probe_json_lists_entry_and_child_entries(exe):
                             "elo": -350, "best_move": "e2e4"}
     assert [m["uci"] for m in obj["moves"]] == ["e2e4"]
     child = obj["moves"][0]
-    assert child["san"] == "e4" and child["weight"] is None and child["learn"] is None
+    assert child["san"] == "e4" and child["learn"] is None
     assert child["entry"]["elo"] == "irreplaceable" and child["entry"]["value_type"] == "perf"
+    # The weight is the one YACB weighting (book/offer.rs): the mover's
+    # expected score on the perf scale; white moves, so the child's perf%.
+    assert child["weight"] == child["entry"]["value"]
 
 
 def test_probe_json_has_the_same_shape_for_polyglot(exe):

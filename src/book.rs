@@ -1,19 +1,24 @@
 //! Opening books on disk, the conversions between them, and book moves in play.
 //!
-//! * [`yacb`]: the engine's own book (docs/formats.md#yacb), read over `memmap2`;
-//!   [`select`]: choosing a book move for play.
+//! * [`yacb`]: the engine's own book (docs/formats.md#yacb), read over `memmap2`.
 //! * [`polyglot`]: the Polyglot format (docs/formats.md#polyglot), read over `memmap2`.
+//! * [`abk`]: Arena's ABK book; [`exp`]: SugaR-family experience files.
 //! * [`sbob`]: the SBOB container (docs/formats.md#sbob) and its chess mapping;
 //!   [`json`]: SBOB's JSON form.
-//! * [`make_book`]: Polyglot books from PGN games, as `polyglot make-book`;
-//!   [`build`]: the same (and YACB) from databases of any size, streamed,
-//!   filtered, on several threads, in bounded memory.
-//! * [`open()`]: opening any of them, told by content ([`sniff`]), with one
-//!   error type ([`BookError`]); [`walk_known`]: the one walk over a book's positions.
+//! * [`build`]: Polyglot books as `polyglot make-book` builds them (its
+//!   rules in [`make_book`]) and YACB books of statistics, from databases of
+//!   any size, streamed, filtered, on several threads, in bounded memory.
+//!   The whole-file reference builders it is tested against (`make_book`,
+//!   `stats`) are compiled for tests only.
+//! * [`open()`]: opening any of them, told by content ([`format_of`]), with one
+//!   error type ([`BookError`]); [`input_kind`]: whether an input is a book,
+//!   a PGN or an EPD file; [`walk_known`]: the one walk over a book's positions.
+//! * [`offer`]: the moves a playable book (Polyglot, YACB, ABK) offers in a
+//!   position and their weights, the one YACB weighting; [`select`]:
+//!   choosing among them in play; [`learn`]: results learned in play (YACL).
 //! * [`convert`]: conversions among Polyglot, SBOB, JSON and YACB;
 //!   [`export`]: a book's lines as an EPD suite or a PGN tree.
-//! * [`stats`]: statistical YACB entries from PGN; [`elo`]: the Elo
-//!   estimate of analysis (nodes, threads, depth). Engine analysis and the
+//! * [`elo`]: the Elo estimate of analysis (nodes, threads, depth). Engine analysis and the
 //!   TT conversion live in [`crate::analysis`], above the search.
 //!
 //! Every writer goes through [`write_atomic`]: a temporary file in the
@@ -30,14 +35,19 @@ pub mod json;
 pub mod learn;
 pub mod make_book;
 pub mod merge;
+pub mod offer;
 mod open;
 pub mod polyglot;
 pub mod sbob;
 pub mod select;
+#[cfg(test)]
 pub mod stats;
 pub mod yacb;
 
-pub use open::{book_input, format_from_extension, open, read_head, sniff, Book, BookError, BookFormat, SNIFF_LEN};
+pub use open::{
+    format_from_extension, format_of, input_kind, open, read_head, sniff, text_kind, Book, BookError, BookFormat,
+    InputKind, SNIFF_LEN,
+};
 
 use crate::board::{Board, MoveList};
 use crate::types::Move;

@@ -16,6 +16,9 @@
 //! `Variant "Chess960"`; a bad start or an illegal move is a [`ReplayError`]
 //! naming the game's file, its number in that file and the ply.
 //!
+//! A game's result is [`outcome`]'s: the `Result` tag first, the
+//! termination marker when the tag holds none, a disagreement reported.
+//!
 //! Large inputs are read in a stream: [`GameBatches`] cuts any reader
 //! (with [`crate::input::Input`], compressed files and stdin) into batches
 //! of whole games that parse independently.
@@ -284,6 +287,32 @@ fn replay_sans<'a>(
         board.replay_move(m);
     }
     Ok(())
+}
+
+/// A game's result as its `Result` tag and its termination marker give it
+/// ([`outcome`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome<'a> {
+    /// `1-0`, `0-1` or `1/2-1/2`; when neither holds one, the tag as
+    /// written (else the marker), such as `*`; `None` when both are missing.
+    pub token: Option<&'a str>,
+    /// Both hold a result and they differ (the tag's is taken).
+    pub disagrees: bool,
+}
+
+/// The one rule for a game's result, for every reader of PGN (`book build`,
+/// `records import`): the `Result` tag decides when it holds a result
+/// (`1-0`, `0-1`, `1/2-1/2`); otherwise the movetext's termination marker
+/// when it holds one (a missing or `*` tag, as python-chess fills it);
+/// otherwise the game has none. When both hold results and they differ the
+/// tag's is taken and [`Outcome::disagrees`] says so, for the caller to count.
+pub fn outcome<'a>(tag: Option<&'a str>, marker: Option<&'a str>) -> Outcome<'a> {
+    let known = |t: &Option<&'a str>| t.filter(|t| matches!(*t, "1-0" | "0-1" | "1/2-1/2"));
+    let (tag_result, marker_result) = (known(&tag), known(&marker));
+    Outcome {
+        token: tag_result.or(marker_result).or(tag).or(marker),
+        disagrees: matches!((tag_result, marker_result), (Some(t), Some(m)) if t != m),
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 //!   without a log, the number of games in it), so no game repeats.
 //!
 //! Hooks: an opening book plugs in as an [`OpeningSource`] (see
-//! [`openings::BookMoves`] and [`openings::BookWalk`]) through [`open_book`],
+//! [`openings::BookWalk`] and [`crate::book::offer`]) through [`open_book`],
 //! Syzygy tablebases as an [`Adjudicator`] through [`open_tablebases`].
 
 pub mod adjudication;
@@ -133,48 +133,25 @@ pub struct Hooks {
     pub net: Option<(std::sync::Arc<crate::nnue::Network>, String)>,
 }
 
-/// YACB candidates as book moves: weight from the expected score.
-struct YacbMoves(crate::book::yacb::YacbBook, String);
+/// A book that [`crate::book::Book::playable`] accepted.
+struct PlayableBook(crate::book::Book);
 
-impl openings::BookMoves for YacbMoves {
-    fn book_moves(&self, board: &crate::board::Board) -> Vec<(crate::types::Move, u32)> {
-        let mut b = board.clone();
-        crate::book::select::yacb_candidates(&self.0, &mut b)
-            .into_iter()
-            .map(|c| (c.mv, (c.score * 1000.0) as u32 + 1))
-            .collect()
-    }
-    fn describe(&self) -> String {
-        format!("YACB book {}", self.1)
+impl crate::book::offer::Offers for PlayableBook {
+    fn offers(&self, board: &mut crate::board::Board) -> Vec<crate::book::offer::Offer> {
+        self.0.playable().map_or_else(|_| Vec::new(), |b| b.offers(board))
     }
 }
 
-/// Polyglot entries as book moves, with their weights.
-struct PolyglotMoves(crate::book::polyglot::PolyglotBook, String);
-
-impl openings::BookMoves for PolyglotMoves {
-    fn book_moves(&self, board: &crate::board::Board) -> Vec<(crate::types::Move, u32)> {
-        self.0.moves(board).into_iter().map(|m| (m.mv, u32::from(m.weight))).collect()
-    }
-    fn describe(&self) -> String {
-        format!("Polyglot book {}", self.1)
-    }
-}
-
-/// Opens a YACB or Polyglot opening book (told apart by content, through
-/// [`crate::book::open()`]) as an opening source that walks the book from the
-/// start position.
+/// Opens a playable book (through [`crate::book::open()`]) as an opening
+/// source that walks the book's offers from the start position.
 pub fn open_book(path: &Path, chess960: bool, max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
-    use crate::book::Book;
-    let name = path.display().to_string();
-    match crate::book::open(path) {
-        Ok(Book::Yacb(book)) => Ok(Box::new(openings::BookWalk { book: YacbMoves(book, name), max_plies, chess960 })),
-        Ok(Book::Polyglot(book)) => {
-            Ok(Box::new(openings::BookWalk { book: PolyglotMoves(book, name), max_plies, chess960 }))
-        }
-        Ok(other) => Err(OpeningError::NotPlayable { path: name, format: other.format() }),
-        Err(source) => Err(OpeningError::Book { path: name, source }),
+    let path_name = path.display().to_string();
+    let book = crate::book::open(path).map_err(|source| OpeningError::Book { path: path_name.clone(), source })?;
+    if let Err(source) = book.playable() {
+        return Err(OpeningError::NotPlayable { path: path_name, source });
     }
+    let name = format!("{} book {path_name}", book.format().title());
+    Ok(Box::new(openings::BookWalk { book: PlayableBook(book), name, max_plies, chess960 }))
 }
 
 /// Tablebase adjudication: a WDL probe when the tables cover the position.

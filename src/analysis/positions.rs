@@ -9,54 +9,22 @@
 //! * an EPD/FEN file: one position per line ([`crate::epd`]); a bad line is
 //!   skipped.
 //!
+//! The input's kind is [`crate::book::input_kind`]'s (the one rule for
+//! books, PGN and EPD); a book of another format than YACB is refused.
+//!
 //! Each distinct position (by engine key) is kept once, in the order first
 //! met. Skipped games and lines are returned as [`Skipped`] for the caller
 //! to report.
 
 use crate::board::Board;
 use crate::book::yacb::{YacbBook, YacbError};
-use crate::book::{sniff, BookFormat};
+use crate::book::{input_kind, BookError, BookFormat, InputKind};
 use crate::epd::EpdError;
 use crate::pgn::{self, ReadOptions, ReplayError};
 use std::collections::HashSet;
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-
-/// What an input file holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputKind {
-    Yacb,
-    Pgn,
-    Epd,
-}
-
-/// Bytes of the file's start that [`input_kind`] looks at.
-pub const HEAD_LEN: usize = 4096;
-
-/// Tells the kind of `path` from its first bytes (`head`) and its name:
-/// a YACB image by its content; otherwise `.pgn` is PGN, `.epd`/`.fen` is
-/// EPD, and any other name is PGN when its first non-comment line starts
-/// with `[` or `1.`, EPD otherwise.
-pub fn input_kind(path: &Path, head: &[u8]) -> InputKind {
-    if sniff(head) == BookFormat::Yacb {
-        return InputKind::Yacb;
-    }
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("pgn") => InputKind::Pgn,
-        Some("epd") | Some("fen") => InputKind::Epd,
-        _ => {
-            let text = String::from_utf8_lossy(head);
-            let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
-            match first {
-                Some(l) if l.starts_with('[') || l.starts_with("1.") => InputKind::Pgn,
-                _ => InputKind::Epd,
-            }
-        }
-    }
-}
 
 /// Why the input could not be read at all.
 #[derive(Debug, Error)]
@@ -66,6 +34,10 @@ pub enum PositionsError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("opening {path}: {source}")]
     Book { path: PathBuf, source: YacbError },
+    #[error("{path}: {source}")]
+    Kind { path: PathBuf, source: BookError },
+    #[error("{path}: a {format} book; `book analyse` walks YACB books (convert it first)")]
+    NotYacb { path: PathBuf, format: BookFormat },
 }
 
 /// A game or line left out.
@@ -110,12 +82,13 @@ pub struct Gathered {
 /// Gathers the positions of the file at `path`.
 pub fn gather(path: &Path, options: &GatherOptions) -> Result<Gathered, PositionsError> {
     let io = |source| PositionsError::Io { path: path.to_path_buf(), source };
-    let mut head = Vec::with_capacity(HEAD_LEN);
-    std::fs::File::open(path).and_then(|f| f.take(HEAD_LEN as u64).read_to_end(&mut head)).map_err(io)?;
-    let kind = input_kind(path, &head);
+    let kind = input_kind(path).map_err(|e| match e {
+        BookError::Io { source, .. } => io(source),
+        source => PositionsError::Kind { path: path.to_path_buf(), source },
+    })?;
     let mut warnings = Vec::new();
     let (boards, skipped) = match kind {
-        InputKind::Yacb => {
+        InputKind::Book(BookFormat::Yacb) => {
             let book =
                 YacbBook::open(path).map_err(|source| PositionsError::Book { path: path.to_path_buf(), source })?;
             let boards = walk_book(&book, &options.roots, options.max_ply);
@@ -147,6 +120,7 @@ pub fn gather(path: &Path, options: &GatherOptions) -> Result<Gathered, Position
             }
             (boards, warnings.len())
         }
+        InputKind::Book(format) => return Err(PositionsError::NotYacb { path: path.to_path_buf(), format }),
     };
     let mut seen = HashSet::new();
     let boards = boards.into_iter().filter(|b| seen.insert(b.key())).collect();
@@ -179,15 +153,6 @@ mod tests {
 
     fn options(max_ply: usize) -> GatherOptions {
         GatherOptions { max_ply, roots: Vec::new() }
-    }
-
-    #[test]
-    fn tells_pgn_from_epd_by_name_then_by_content() {
-        assert_eq!(input_kind(Path::new("a.PGN"), b"8/8"), InputKind::Pgn);
-        assert_eq!(input_kind(Path::new("a.fen"), b"[Event"), InputKind::Epd);
-        assert_eq!(input_kind(Path::new("a.txt"), b"# c\n\n[Event \"x\"]"), InputKind::Pgn);
-        assert_eq!(input_kind(Path::new("a.txt"), b"1. e4 e5"), InputKind::Pgn);
-        assert_eq!(input_kind(Path::new("a"), b"8/8/8/8/8/8/8/K6k w - -"), InputKind::Epd);
     }
 
     #[test]
@@ -238,7 +203,7 @@ mod tests {
         entries.sort_by_key(|e| e.key);
         yacb::write(&path, &KeyType::Engine, entries).unwrap();
         let got = gather(&path, &options(4)).unwrap();
-        assert_eq!(got.kind, InputKind::Yacb);
+        assert_eq!(got.kind, InputKind::Book(BookFormat::Yacb));
         assert_eq!(
             got.boards.iter().map(Board::key).collect::<Vec<_>>(),
             vec![Board::startpos().key(), after_e4.key()]

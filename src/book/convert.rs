@@ -1,4 +1,5 @@
-//! Conversions among Polyglot, SBOB and SBOB's JSON form, and what each keeps.
+//! Conversions among Polyglot, SBOB, SBOB's JSON form and YACB (and from
+//! ABK), and what each keeps.
 //!
 //! | from → to         | keeps | drops |
 //! |-------------------|-------|-------|
@@ -8,15 +9,17 @@
 //! | JSON → SBOB       | everything else | `opening_name`, `move_notation` (counted; SAN is derived again on the way back) |
 //! | YACB → SBOB/JSON/Polyglot | positions reached from the roots through best moves and through any legal move into a position the book knows (any key type); each one's best move (weight 1) with its value as the evaluation in centipawns, white's view (perf% and DTZ/DTM turned into centipawns) | elo, bound, source, value type; entries never reached and best moves not legal where reached (counted) |
 //! | SBOB/JSON/Polyglot → YACB | one entry per chess position: engine key, the heaviest legal move as best move, its evaluation as the value (cp, exact, source "other", elo −2000: the analysis behind it is unknown) | every other move and all weights; opening names, notations; non-chess positions (counted) |
+//! | ABK → Polyglot/YACB | see [`super::abk`]: positions replayed from the start position, lines that transpose merged | illegal moves with their lines, entries no link reaches (both counted) |
 //! | X → X             | everything: the file is validated and rewritten canonically | nothing |
 //!
 //! Input books are opened through [`crate::book::open()`], which tells the
 //! format by content.
 
+use super::abk::{self, AbkBook};
 use super::json;
+use super::offer::{same_move, score_to_cp};
 use super::polyglot::{self, PolyglotBook, PolyglotEntry};
 use super::sbob::{self, SbobBook, SbobPosition};
-use super::select::{same_move, score_to_cp};
 use super::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
 use super::{Book, BookError, BookFormat};
 use crate::board::zobrist::polyglot_key;
@@ -34,6 +37,9 @@ pub enum ConvertError {
     Input { path: std::path::PathBuf, source: BookError },
     #[error("writing {path}: {source}")]
     Output { path: std::path::PathBuf, source: BookError },
+    /// A conversion the input's format does not have.
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 fn reading<E: Into<BookError>>(path: &Path) -> impl FnOnce(E) -> ConvertError + '_ {
@@ -247,11 +253,13 @@ pub fn sbob_to_yacb(book: &SbobBook) -> (Vec<YacbEntry>, Report) {
 }
 
 /// Converts the book at `input` into `to` at `output`. `roots` are the walk's
-/// starting positions for Polyglot input (the start position when empty).
+/// starting positions for Polyglot and YACB input (the start position when
+/// empty); ABK input converts to Polyglot or YACB only, from its own root.
 pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> Result<Report, ConvertError> {
+    let loaded = super::open(input).map_err(reading(input))?;
+    let rooted = !roots.is_empty();
     let default_roots = [Board::startpos()];
     let roots = if roots.is_empty() { &default_roots[..] } else { roots };
-    let loaded = super::open(input).map_err(reading(input))?;
     let mut report = Report::default();
     // Everything but Polyglot → Polyglot goes through the SBOB model.
     let sbob_book = match loaded {
@@ -300,6 +308,7 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
             report.notations_dropped = dropped.move_notations;
             b
         }
+        Book::Abk(book) => return abk_to(&book, output, to, rooted),
     };
     match to {
         BookFormat::Yacb => {
@@ -312,6 +321,7 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
             polyglot::write_book(output, &entries).map_err(writing(output))?;
             Ok(report.then(r))
         }
+        BookFormat::Abk => Err(ConvertError::Unsupported("books are not converted to ABK".to_string())),
         BookFormat::Sbob | BookFormat::Json => {
             if !matches!(report.from, Some(BookFormat::Polyglot | BookFormat::Yacb)) {
                 report.positions = sbob_book.positions.len();
@@ -325,6 +335,36 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
             Ok(report)
         }
     }
+}
+
+/// An ABK book's positions ([`AbkBook::positions`]) as Polyglot or YACB
+/// entries ([`abk::to_polyglot`], [`abk::to_yacb`]).
+fn abk_to(book: &AbkBook, output: &Path, to: BookFormat, rooted: bool) -> Result<Report, ConvertError> {
+    if rooted {
+        return Err(ConvertError::Unsupported(
+            "--root does not apply to ABK books: their tree starts at the start position".to_string(),
+        ));
+    }
+    let (positions, abk) = book.positions();
+    match to {
+        BookFormat::Polyglot => polyglot::write_book(output, &abk::to_polyglot(&positions)).map_err(writing(output))?,
+        BookFormat::Yacb => {
+            yacb::write(output, &KeyType::Engine, abk::to_yacb(&positions)).map_err(writing(output)).map(drop)?
+        }
+        other => {
+            return Err(ConvertError::Unsupported(format!(
+                "ABK books convert to polyglot or yacb, not {other}; convert the result further"
+            )))
+        }
+    }
+    Ok(Report {
+        from: Some(BookFormat::Abk),
+        positions: abk.positions,
+        moves: abk.moves,
+        illegal_moves: abk.illegal_moves,
+        unreachable_entries: abk.unreachable_entries,
+        ..Report::default()
+    })
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@
 //! pawn; values of 10000 and beyond become "known win"), source engine,
 //! bound exact, elo from the depth ([`crate::book::elo::estimate_for_depth`]).
 
-use super::select::same_move;
+use super::offer::same_move;
 use super::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
 use crate::board::Board;
 use crate::types::{Color, Move};

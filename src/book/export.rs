@@ -1,10 +1,10 @@
-//! `book export`: a book's lines (YACB, Polyglot, or the games of a PGN)
-//! as an EPD opening suite for testers, or as one PGN game whose
+//! `book export`: a book's lines (any playable book, or the games of a
+//! PGN) as an EPD opening suite for testers, or as one PGN game whose
 //! variations are the book's tree, for GUIs.
 //!
 //! The lines form a tree from the start position, at most `max_ply` plies
-//! deep: Polyglot through its entries' moves (heaviest first), YACB
-//! through the legal moves into positions it knows (its best move first),
+//! deep: a book through the moves it offers ([`super::offer`], heaviest
+//! first: Polyglot and ABK by weight, YACB by the mover's expected score),
 //! PGN through the games' moves (most played first). A position is
 //! expanded once (a transposition ends its line), so the tree is finite.
 //!
@@ -14,8 +14,7 @@
 //! score for white lies within a window. Written atomically, gzip when
 //! asked.
 
-use super::polyglot::{decode_move, PolyglotBook};
-use super::yacb::YacbBook;
+use super::offer::Offers;
 use crate::board::Board;
 use crate::input::Input;
 use crate::pgn::{GameBatches, ReadOptions};
@@ -56,38 +55,14 @@ impl Node {
     }
 }
 
-/// The tree of a Polyglot book from the start position.
-pub fn polyglot_tree(book: &PolyglotBook, max_ply: usize) -> Node {
+/// The tree of a playable book from the start position: each position's
+/// offers ([`super::offer`]), heaviest first.
+pub fn book_tree(book: &dyn Offers, max_ply: usize) -> Node {
     let mut seen = HashSet::new();
     let mut root = Node::default();
     let mut board = Board::startpos();
     grow(&mut root, &mut board, max_ply, &mut seen, &mut |b| {
-        let legal = b.legal_moves();
-        book.entries(crate::board::zobrist::polyglot_key(b))
-            .filter_map(|e| decode_move(b, &legal, e.raw_move).map(|m| (m, e.weight as u64)))
-            .collect()
-    });
-    root
-}
-
-/// The tree of a YACB book: legal moves into known positions, its best
-/// move first (weight 2, others 1).
-pub fn yacb_tree(book: &YacbBook, max_ply: usize) -> Node {
-    let mut seen = HashSet::new();
-    let mut root = Node::default();
-    let mut board = Board::startpos();
-    grow(&mut root, &mut board, max_ply, &mut seen, &mut |b| {
-        let best = book.probe(b).map(|e| e.best_move);
-        let legal = b.legal_moves();
-        let mut out = Vec::new();
-        for m in legal.iter() {
-            b.make_move(m);
-            if book.probe(b).is_some() {
-                out.push((m, if Some(m) == best { 2 } else { 1 }));
-            }
-            b.unmake_move();
-        }
-        out
+        book.offers(b).into_iter().map(|o| (o.mv, u64::from(o.weight))).collect()
     });
     root
 }

@@ -17,12 +17,8 @@
 //! | 8      | 4    | games        | u32 ≥ 1: games learned through this position |
 //! | 12     | 4    | white_points | u32 half-points for white (2 a win, 1 a draw), at most 2 · games |
 //!
-//! Learned results change how a position scores in selection, never the
-//! book: its perf% becomes `(prior · K + white_points / 2) / (K + games)`
-//! with the book entry's expected score for white as `prior` (perf%
-//! directly, centipawns through the selection's logistic curve) and
-//! [`PRIOR_GAMES`] = K, so a handful of games moves a position but does not
-//! overrule the book ([`LearnTable::blend`]).
+//! Learned results change how a position scores in play, never the book
+//! (see [`super::offer`], where they are blended in).
 //!
 //! Updates ([`record`]) add a finished game's results while holding the
 //! lock file `BOOK.yacb.learn.lock` (created exclusively, removed after; one
@@ -32,7 +28,6 @@
 //! each other's games and a crash leaves the old side file. A damaged side
 //! file is reported and left as it is, never overwritten.
 
-use super::yacb::{ValueType, YacbEntry};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,8 +36,6 @@ use thiserror::Error;
 pub const MAGIC: &[u8; 4] = b"YACL";
 pub const HEADER_LEN: usize = 16;
 pub const ENTRY_LEN: usize = 16;
-/// Weight of the book's own value, in games, when learned results are blended in.
-pub const PRIOR_GAMES: f64 = 8.0;
 /// A lock file older than this is taken to be left by a crashed engine.
 pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -156,16 +149,6 @@ impl LearnTable {
         let l = self.entries.entry(key).or_default();
         l.games = l.games.saturating_add(1);
         l.white_points = l.white_points.saturating_add(white_points.min(2)).min(l.games.saturating_mul(2));
-    }
-
-    /// `entry` with its learned results blended in (see the module doc): a
-    /// perf% entry; unchanged when nothing was learned for its key.
-    pub fn blend(&self, entry: YacbEntry) -> YacbEntry {
-        let Some(l) = self.entries.get(&entry.key) else { return entry };
-        let prior = super::select::expected_score(&entry, crate::types::Color::White);
-        let games = l.games as f64;
-        let p = (prior * PRIOR_GAMES + l.white_points as f64 / 2.0) / (PRIOR_GAMES + games);
-        YacbEntry { value_type: ValueType::Perf, value: (p * 40_000.0).round().clamp(0.0, 40_000.0) as i32, ..entry }
     }
 }
 

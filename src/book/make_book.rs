@@ -1,3 +1,8 @@
+//! The rules of `polyglot make-book` that `book build` ([`super::build`])
+//! follows ([`MakeBookOptions`], [`keeps`], [`book_entry`], [`COUNT_MAX`]),
+//! and, compiled for tests only, `make_book`: the whole-file reference
+//! builder the streamed build is checked against.
+//!
 //! Polyglot books from PGN games, byte for byte as `polyglot make-book`
 //! (Debian's polyglot 2.0.4) builds them, with three deliberate differences:
 //! FEN tags and Chess960 games are honoured (the tool starts every game from
@@ -9,8 +14,9 @@
 //! 1. For every game, each of its first `max_ply` moves is counted against
 //!    the (position key, move) pair: `n += 1` and `sum += 2` for a win of the
 //!    side that moved, `1` for a draw or an unknown result (`*`, missing),
-//!    `0` for a loss. The result comes from the `Result` tag (the game's
-//!    termination marker when the tag is missing). Moves past `max_ply` are
+//!    `0` for a loss. The result is [`crate::pgn::outcome`]'s: the `Result`
+//!    tag (the game's termination marker when the tag is missing or `*`, where
+//!    the tool counts a `*` tag as unknown). Moves past `max_ply` are
 //!    not even parsed. A repeated position counts again.
 //! 2. When a pair's `n` reaches 16384, every pair of that position has `n`
 //!    and `sum` halved, rounding up (`(x + 1) / 2`).
@@ -20,12 +26,16 @@
 //! 4. Weight = `sum` (1 with `uniform`), learn = 0; entries sorted by key,
 //!    heaviest first, equal weights in the order their pairs were first met.
 
-use super::polyglot::{sort_entries, PolyglotEntry};
-use crate::board::notation::to_polyglot_move;
-use crate::board::zobrist::polyglot_key;
-use crate::pgn::{Game, ReplayError};
-use crate::types::Color;
-use std::collections::HashMap;
+use super::polyglot::PolyglotEntry;
+#[cfg(test)]
+use {
+    super::polyglot::sort_entries,
+    crate::board::notation::to_polyglot_move,
+    crate::board::zobrist::polyglot_key,
+    crate::pgn::{Game, ReplayError},
+    crate::types::Color,
+    std::collections::HashMap,
+};
 
 /// When a pair's game count reaches this, the position's counts are halved.
 pub const COUNT_MAX: u32 = 16384;
@@ -60,6 +70,7 @@ impl Default for MakeBookOptions {
     }
 }
 
+#[cfg(test)]
 #[derive(Clone, Copy, Debug)]
 struct Pair {
     key: u64,
@@ -69,6 +80,7 @@ struct Pair {
     white: bool,
 }
 
+#[cfg(test)]
 #[derive(Default)]
 struct Counts {
     pairs: Vec<Pair>,
@@ -76,6 +88,7 @@ struct Counts {
     by_key: HashMap<u64, Vec<usize>>,
 }
 
+#[cfg(test)]
 impl Counts {
     fn add(&mut self, key: u64, raw_move: u16, white: bool, points: u32) {
         let pos = *self.index.entry((key, raw_move)).or_insert_with(|| {
@@ -97,15 +110,17 @@ impl Counts {
     }
 }
 
-/// Result of a game for white: +1, 0 or −1 (the `Result` tag first, as the tool).
+#[cfg(test)]
+/// Result of a game for white: +1, 0 or −1 ([`crate::pgn::outcome`]).
 pub(super) fn white_result(game: &Game) -> i32 {
-    match game.tag("Result").or(game.result.as_deref()) {
+    match crate::pgn::outcome(game.tag("Result"), game.result.as_deref()).token {
         Some("1-0") => 1,
         Some("0-1") => -1,
         _ => 0,
     }
 }
 
+#[cfg(test)]
 /// The (key, move, mover is white) of each counted ply, or why the game is skipped.
 fn game_plies(game: &Game, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, ReplayError> {
     let mut plies = Vec::with_capacity(game.moves.len().min(max_ply));
@@ -115,6 +130,7 @@ fn game_plies(game: &Game, max_ply: usize) -> Result<Vec<(u64, u16, bool)>, Repl
     Ok(plies)
 }
 
+#[cfg(test)]
 fn keep(pair: &Pair, options: &MakeBookOptions) -> bool {
     keeps(pair.key, pair.n, pair.sum, pair.white, options)
 }
@@ -137,6 +153,7 @@ pub fn book_entry(key: u64, raw_move: u16, sum: u32, options: &MakeBookOptions) 
     PolyglotEntry { key, raw_move, weight: if options.uniform { 1 } else { sum.min(u16::MAX as u32) as u16 }, learn: 0 }
 }
 
+#[cfg(test)]
 /// Builds the book of `games`: its entries in book order, and why games
 /// were skipped (each error names its game and ply).
 pub fn make_book(games: &[Game], options: &MakeBookOptions) -> (Vec<PolyglotEntry>, Vec<ReplayError>) {

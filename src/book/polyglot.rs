@@ -259,44 +259,6 @@ impl PolyglotBook {
             })
             .collect()
     }
-
-    /// A move drawn in proportion to its weight, as python-chess's
-    /// `weighted_choice`: with `total` the sum of the weights, the first move
-    /// whose running sum exceeds `random % total`. `None` when the weights sum to 0.
-    pub fn weighted_choice(&self, board: &Board, random: u64) -> Option<PolyglotMove> {
-        pick_weighted(&self.moves(board), random)
-    }
-
-    /// The heaviest move (the first of equals, in file order); weight-0 moves never.
-    pub fn best(&self, board: &Board) -> Option<PolyglotMove> {
-        pick_best(&self.moves(board))
-    }
-}
-
-/// Weighted pick among `moves` (see [`PolyglotBook::weighted_choice`]).
-pub fn pick_weighted(moves: &[PolyglotMove], random: u64) -> Option<PolyglotMove> {
-    let total: u64 = moves.iter().map(|m| m.weight as u64).sum();
-    if total == 0 {
-        return None;
-    }
-    let r = random % total;
-    let mut sum = 0u64;
-    moves.iter().copied().find(|m| {
-        sum += m.weight as u64;
-        sum > r
-    })
-}
-
-/// Heaviest move, first of equals; `None` if every weight is 0.
-pub fn pick_best(moves: &[PolyglotMove]) -> Option<PolyglotMove> {
-    let mut best: Option<PolyglotMove> = None;
-    for m in moves.iter().filter(|m| m.weight > 0) {
-        match best {
-            Some(b) if b.weight >= m.weight => {}
-            _ => best = Some(*m),
-        }
-    }
-    best
 }
 
 /// The legal move of `board` (whose legal moves are `legal`) for a raw

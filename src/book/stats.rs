@@ -1,4 +1,5 @@
-//! Statistical YACB entries from PGN games (`book build --format yacb`).
+//! Statistical YACB entries from PGN games: the whole-file reference (tests
+//! only) that `book build --format yacb` ([`super::build`]) is checked against.
 //!
 //! Every position a game passes through within its first `max_ply` moves
 //! (the start position, and the position after each counted move) counts

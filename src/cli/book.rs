@@ -1,13 +1,15 @@
-//! `archivist book …`: build Polyglot books from PGN, probe them, convert
-//! among Polyglot, SBOB and JSON.
+//! `archivist book …`: build books from PGN, probe, inspect and verify
+//! them, convert among the formats. Every book is opened through
+//! [`crate::book::open()`].
 
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
+use crate::book::offer::NotPlayable;
 use crate::book::{self, convert, Book, BookFormat};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const CONVERT_HELP: &str = "\
@@ -34,18 +36,19 @@ The input format is told by content (SBOB magic, JSON text, else Polyglot).";
 pub enum BookCommand {
     /// Build a book from PGN games (Polyglot: as `polyglot make-book`; YACB: perf% statistics).
     Build(Box<super::book_build::BuildArgs>),
-    /// A book's lines (YACB, Polyglot or PGN) as an EPD opening suite or a PGN tree.
+    /// A book's lines (any playable book, or a PGN) as an EPD opening suite or a PGN tree.
     Export(super::book_export::ExportArgs),
     /// Engine analysis of every position of a YACB book, a PGN or an EPD file into a YACB book.
     Analyse(super::yacb_build::AnalyseArgs),
     /// A YACB book from a saved transposition table (SFTT), walked from its root position.
     FromTt(super::yacb_build::FromTtArgs),
-    /// Show a book's entries for a position and its children (YACB or Polyglot, told by content).
+    /// Show a book's entries for a position and its children (YACB, Polyglot or ABK, told as `book::open` tells them).
     Probe(ProbeArgs),
     /// YACB: header fields, entry count, value/bound/source counts, elo range.
     /// Polyglot: entries, positions, moves per position, weights, learn values.
+    /// SBOB, JSON, ABK: format and size.
     Info { book: PathBuf },
-    /// YACB: validate every entry; exit status 0 only for a valid book.
+    /// Validate the whole book (any format); exit status 0 only for a valid book.
     Verify { book: PathBuf },
     /// YACB or Polyglot: one line (or JSON object) per entry.
     Dump {
@@ -115,9 +118,9 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::FromTt(args) => super::yacb_build::from_tt(args),
         BookCommand::Probe(args) => probe(args),
         BookCommand::Convert(args) => convert_book(args),
-        BookCommand::Info { book } => super::polyglot::info(&book),
-        BookCommand::Verify { book } => super::yacb::verify(&book),
-        BookCommand::Dump { book, json } => super::polyglot::dump(&book, json),
+        BookCommand::Info { book } => info(&book),
+        BookCommand::Verify { book } => Ok(verify(&book)),
+        BookCommand::Dump { book, json } => dump(&book, json),
         BookCommand::Merge { inputs, out } => super::polyglot::merge(&inputs, &out),
         BookCommand::Edit(args) => super::polyglot::edit(args),
         BookCommand::ImportExp(args) => super::book_import::import_exp(args),
@@ -142,19 +145,64 @@ struct ProbeMoveJson {
     entry: Option<()>,
 }
 
-fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
-    let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
-    if super::book_import::is_abk(&args.book) {
-        return super::book_import::probe_abk(&args.book, &mut board, args.json);
+fn open(path: &Path) -> anyhow::Result<Book> {
+    book::open(path).with_context(|| path.display().to_string())
+}
+
+/// `book info`: what each format's header and entries say.
+fn info(path: &Path) -> anyhow::Result<ExitCode> {
+    match open(path)? {
+        Book::Yacb(book) => super::yacb::info(path, &book),
+        Book::Polyglot(book) => super::polyglot::info(path, &book),
+        other => {
+            println!("file:      {}\nformat:    {}\n{}: {}", path.display(), other.format(), unit(&other), other.len());
+            Ok(ExitCode::SUCCESS)
+        }
     }
-    let book = match book::open(&args.book).with_context(|| args.book.display().to_string())? {
-        Book::Yacb(book) => return super::yacb::probe(&book, &mut board, args.json),
-        Book::Polyglot(book) => book,
+}
+
+/// What [`Book::len`] counts.
+fn unit(book: &Book) -> &'static str {
+    match book {
+        Book::Sbob(_) | Book::Json(_) => "positions",
+        _ => "entries",
+    }
+}
+
+/// `book verify`: the book opened and validated in full.
+fn verify(path: &Path) -> ExitCode {
+    match book::open(path) {
+        Ok(book) => {
+            println!("{}: valid {} book, {} {}", path.display(), book.format().title(), book.len(), unit(&book));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("{}: invalid: {e}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `book dump`: a YACB or Polyglot book's entries.
+fn dump(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    match open(path)? {
+        Book::Yacb(book) => super::yacb::dump(&book, json),
+        Book::Polyglot(book) => super::polyglot::dump(&book, json),
         other => bail!(
-            "{}: `book probe` reads YACB and Polyglot books, not {}; convert it first (`book convert`)",
-            args.book.display(),
+            "{}: `book dump` lists YACB and Polyglot entries, not {}; `book convert` it to JSON to read it",
+            path.display(),
             other.format()
         ),
+    }
+}
+
+fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
+    let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
+    let book = match open(&args.book)? {
+        Book::Yacb(book) => return super::yacb::probe(&book, &mut board, args.json),
+        Book::Abk(book) => return super::book_import::probe_abk(&book, &mut board, args.json),
+        Book::Polyglot(book) => book,
+        other => bail!("{}: {}", args.book.display(), NotPlayable { format: other.format() }),
     };
     let moves = book.moves(&board);
     let key = polyglot_key(&board);
@@ -195,9 +243,6 @@ fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         None => book::format_from_extension(&args.output)
             .with_context(|| format!("cannot tell the output format from '{}': pass --to", args.output.display()))?,
     };
-    if super::book_import::is_abk(&args.input) {
-        return super::book_import::convert_abk(&args.input, &args.output, to, &args.roots);
-    }
     let roots = args
         .roots
         .iter()

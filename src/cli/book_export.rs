@@ -6,7 +6,7 @@ use crate::analysis::{AnalyseOptions, Analyser};
 use crate::board::Board;
 use crate::book::export::{self, Node};
 use crate::book::yacb::ValueType;
-use crate::book::{self, Book};
+use crate::book::{self, InputKind};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -20,8 +20,9 @@ pub enum ExportFormat {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// A YACB or Polyglot book (told by content; Polyglot by a .bin name),
-    /// or a PGN (plain or compressed; `-` is standard input).
+    /// A playable book (YACB, Polyglot or ABK, as `book::open` tells them;
+    /// Polyglot by a .bin name), or a PGN (plain or compressed; `-` is
+    /// standard input).
     pub input: PathBuf,
     /// Output file.
     #[arg(long)]
@@ -50,18 +51,16 @@ pub struct ExportArgs {
 
 /// The input's tree, and the games skipped (PGN).
 fn tree(input: &Path, max_ply: usize) -> anyhow::Result<(Node, usize)> {
-    let is_book = input != Path::new("-") && {
-        let head = book::read_head(input)?;
-        book::book_input(input, &head).is_some()
-    };
-    if !is_book {
-        return export::pgn_tree(input, max_ply).with_context(|| format!("reading {}", input.display()));
+    match book::input_kind(input).with_context(|| input.display().to_string())? {
+        InputKind::Book(_) => {}
+        InputKind::Pgn => {
+            return export::pgn_tree(input, max_ply).with_context(|| format!("reading {}", input.display()))
+        }
+        InputKind::Epd => bail!("{}: an EPD file; `book export` reads books and PGN games", input.display()),
     }
-    match book::open(input).with_context(|| input.display().to_string())? {
-        Book::Polyglot(b) => Ok((export::polyglot_tree(&b, max_ply), 0)),
-        Book::Yacb(b) => Ok((export::yacb_tree(&b, max_ply), 0)),
-        other => bail!("{}: export reads YACB, Polyglot and PGN, not {}", input.display(), other.format()),
-    }
+    let book = book::open(input).with_context(|| input.display().to_string())?;
+    let offers = book.playable().with_context(|| input.display().to_string())?;
+    Ok((export::book_tree(offers, max_ply), 0))
 }
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {

@@ -1,14 +1,13 @@
-//! Books from other programs: Arena's ABK (`book probe`, `book convert`)
-//! and SugaR-family experience files (`book import-exp`).
+//! Books from other programs: Arena's ABK as `book probe` shows it, and
+//! SugaR-family experience files (`book import-exp`).
 
 use crate::board::Board;
-use crate::book::abk::{self, AbkBook};
+use crate::book::abk::AbkBook;
 use crate::book::exp;
 use crate::book::yacb::{self, KeyType, YacbBook};
-use crate::book::{polyglot, BookFormat};
 use anyhow::{bail, Context};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Merges experience files and imports them into a YACB book.
@@ -31,26 +30,8 @@ pub struct ImportExpArgs {
     pub into: Option<PathBuf>,
 }
 
-/// Whether `path` holds an ABK book: its name ends in `.abk`, or it has
-/// the header size and Arena's signature.
-pub fn is_abk(path: &Path) -> bool {
-    let by_name = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("abk"));
-    by_name
-        || crate::book::read_head(path).is_ok_and(|h| {
-            h.starts_with(abk::SIGNATURE)
-                && std::fs::metadata(path).is_ok_and(|m| {
-                    m.len() >= abk::HEADER_LEN as u64 && (m.len() - abk::HEADER_LEN as u64) % abk::ENTRY_LEN as u64 == 0
-                })
-        })
-}
-
-fn open_abk(path: &Path) -> anyhow::Result<AbkBook> {
-    AbkBook::open(path).with_context(|| path.display().to_string())
-}
-
 /// `book probe` for an ABK book: the position's moves with Arena's statistics.
-pub fn probe_abk(path: &Path, board: &mut Board, json: bool) -> anyhow::Result<ExitCode> {
-    let book = open_abk(path)?;
+pub fn probe_abk(book: &AbkBook, board: &mut Board, json: bool) -> anyhow::Result<ExitCode> {
     let moves = book.probe(board);
     if json {
         let rows: Vec<serde_json::Value> = moves
@@ -80,28 +61,6 @@ pub fn probe_abk(path: &Path, board: &mut Board, json: bool) -> anyhow::Result<E
             m.weight()
         );
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `book convert` from an ABK book to Polyglot or YACB.
-pub fn convert_abk(input: &Path, output: &Path, to: BookFormat, roots: &[String]) -> anyhow::Result<ExitCode> {
-    if !roots.is_empty() {
-        bail!("--root does not apply to ABK books: their tree starts at the start position");
-    }
-    let book = open_abk(input)?;
-    let (positions, report) = book.positions();
-    match to {
-        BookFormat::Polyglot => {
-            let entries = abk::to_polyglot(&positions);
-            polyglot::write_book(output, &entries).with_context(|| format!("writing {}", output.display()))?;
-        }
-        BookFormat::Yacb => {
-            let entries = abk::to_yacb(&positions);
-            yacb::write(output, &KeyType::Engine, entries).with_context(|| format!("writing {}", output.display()))?;
-        }
-        other => bail!("ABK books convert to polyglot or yacb, not {other}; convert the result further"),
-    }
-    println!("{} (abk) -> {} ({to}): {report}", input.display(), output.display());
     Ok(ExitCode::SUCCESS)
 }
 

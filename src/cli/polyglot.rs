@@ -1,5 +1,6 @@
-//! `archivist book info|dump|merge|edit` for Polyglot books; `info`,
-//! `dump` and `merge` hand YACB books (told by content) to `cli/yacb.rs`.
+//! `archivist book info|dump|merge|edit` for Polyglot books (`info` and
+//! `dump` get the book opened through [`crate::book::open()`]); `merge`
+//! hands YACB books to `cli/yacb.rs`.
 //!
 //! * `info`: entries, positions, moves per position, weight and learn
 //!   statistics.
@@ -14,7 +15,7 @@
 use crate::board::Board;
 use crate::book::polyglot::edit::{edit as edit_entries, Change};
 use crate::book::polyglot::{merge as pg_merge, PolyglotBook, PolyglotEntry};
-use crate::book::{read_head, sniff, BookFormat};
+use crate::book::BookFormat;
 use crate::types::Square;
 use anyhow::{bail, Context};
 use clap::Args;
@@ -41,7 +42,7 @@ pub struct EditArgs {
 }
 
 fn format_of(path: &Path) -> anyhow::Result<BookFormat> {
-    Ok(sniff(&read_head(path).with_context(|| path.display().to_string())?))
+    crate::book::format_of(path).with_context(|| path.display().to_string())
 }
 
 fn open(path: &Path) -> anyhow::Result<PolyglotBook> {
@@ -55,11 +56,7 @@ pub fn raw_move_text(raw: u16) -> String {
     format!("{}{}{promo}", square(raw >> 6), square(raw))
 }
 
-pub fn info(path: &Path) -> anyhow::Result<ExitCode> {
-    if format_of(path)? == BookFormat::Yacb {
-        return super::yacb::info(path);
-    }
-    let book = open(path)?;
+pub fn info(path: &Path, book: &PolyglotBook) -> anyhow::Result<ExitCode> {
     let (mut positions, mut widest, mut run, mut last) = (0u64, 0u64, 0u64, None);
     let (mut total, mut zero, mut learned, mut lo, mut hi) = (0u64, 0u64, 0u64, u16::MAX, 0u16);
     for e in book.iter() {
@@ -88,12 +85,8 @@ pub fn info(path: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn dump(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
-    if format_of(path)? == BookFormat::Yacb {
-        return super::yacb::dump(path, as_json);
-    }
+pub fn dump(book: &PolyglotBook, as_json: bool) -> anyhow::Result<ExitCode> {
     use std::io::Write;
-    let book = open(path)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for e in book.iter() {

@@ -1,6 +1,7 @@
-//! `archivist book info|verify|dump|merge` and `probe` for YACB books.
+//! `archivist book info|dump|merge` and `probe` for YACB books.
 
 use crate::board::Board;
+use crate::book::offer::Offers;
 use crate::book::yacb::{BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
 use anyhow::Context;
 use serde_json::{json, Value};
@@ -48,7 +49,7 @@ fn elo_json(e: Elo) -> Value {
 pub fn entry_json(e: &YacbEntry, board: Option<&Board>) -> Value {
     let best = match board {
         Some(b) => {
-            b.legal_moves().iter().find(|&m| crate::book::select::same_move(e.best_move, m)).map(|m| b.move_to_uci(m))
+            b.legal_moves().iter().find(|&m| crate::book::offer::same_move(e.best_move, m)).map(|m| b.move_to_uci(m))
         }
         None => (!e.best_move.is_none()).then(|| crate::board::notation::uci_string(e.best_move, false)),
     };
@@ -66,19 +67,21 @@ pub fn open(path: &Path) -> anyhow::Result<YacbBook> {
     YacbBook::open(path).with_context(|| format!("opening {}", path.display()))
 }
 
-/// `book probe` on a YACB book: the entry and every child position's entry.
+/// `book probe` on a YACB book: the position's entry, and the moves the
+/// book offers there ([`crate::book::offer`]) with their weights and the
+/// entries of the positions they lead to.
 pub fn probe(book: &YacbBook, board: &mut Board, as_json: bool) -> anyhow::Result<ExitCode> {
     let key = book.key_type().key(board);
     let entry = book.lookup(key);
     let mut moves = Vec::new();
-    for m in board.legal_moves().iter() {
-        let san = board.move_to_san(m);
-        board.make_move(m);
+    for o in book.offers(board) {
+        let san = board.move_to_san(o.mv);
+        board.make_move(o.mv);
         let child = book.probe(board).map(|e| entry_json(&e, Some(board)));
         board.unmake_move();
-        if let Some(c) = child {
-            moves.push(json!({"uci": board.move_to_uci(m), "san": san, "weight": null, "learn": null, "entry": c}));
-        }
+        moves.push(
+            json!({"uci": board.move_to_uci(o.mv), "san": san, "weight": o.weight, "learn": null, "entry": child}),
+        );
     }
     let out = json!({
         "fen": board.fen(),
@@ -92,16 +95,16 @@ pub fn probe(book: &YacbBook, board: &mut Board, as_json: bool) -> anyhow::Resul
     } else {
         println!("Fen: {}\nKey: {key:016x}\nFormat: yacb", board.fen());
         println!("Entry: {}", out["entry"]);
-        println!("Moves with entries: {}", moves.len());
+        println!("Moves: {}", moves.len());
         for m in &moves {
-            println!("  {:<6} {:<8} {}", m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""), m["entry"]);
+            let (uci, san) = (m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""));
+            println!("  {uci:<6} {san:<8} weight {:>5}  {}", m["weight"], m["entry"]);
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn info(path: &Path) -> anyhow::Result<ExitCode> {
-    let book = open(path)?;
+pub fn info(path: &Path, book: &YacbBook) -> anyhow::Result<ExitCode> {
     let key_type = match book.key_type() {
         KeyType::Engine => "0 (engine keys)",
         KeyType::Zobrist(_) => "1 (embedded Zobrist table, Polyglot order)",
@@ -133,21 +136,7 @@ pub fn info(path: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn verify(path: &Path) -> anyhow::Result<ExitCode> {
-    match YacbBook::open(path).and_then(|b| b.verify().map(|()| b.len())) {
-        Ok(n) => {
-            println!("{}: valid YACB book, {n} entries", path.display());
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            println!("{}: invalid: {e}", path.display());
-            Ok(ExitCode::FAILURE)
-        }
-    }
-}
-
-pub fn dump(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
-    let book = open(path)?;
+pub fn dump(book: &YacbBook, as_json: bool) -> anyhow::Result<ExitCode> {
     for e in book.iter() {
         let e = e?;
         let mut v = entry_json(&e, None);

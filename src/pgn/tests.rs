@@ -312,3 +312,23 @@ proptest::proptest! {
         proptest::prop_assert_eq!(read::tag_pair(&inner), read::any_tag_pair(&inner));
     }
 }
+
+#[test]
+fn outcome_takes_the_result_tag_then_the_marker_and_reports_a_disagreement() {
+    use super::{outcome, Outcome};
+    let o = |token, disagrees| Outcome { token, disagrees };
+    assert_eq!(outcome(Some("1-0"), Some("1-0")), o(Some("1-0"), false));
+    assert_eq!(outcome(Some("1-0"), Some("0-1")), o(Some("1-0"), true), "the tag wins a disagreement");
+    assert_eq!(outcome(Some("*"), Some("0-1")), o(Some("0-1"), false), "a * tag defers to the marker");
+    assert_eq!(outcome(None, Some("1/2-1/2")), o(Some("1/2-1/2"), false));
+    assert_eq!(outcome(Some("1/2-1/2"), None), o(Some("1/2-1/2"), false), "movetext cut before its marker");
+    assert_eq!(outcome(Some("1-0"), Some("*")), o(Some("1-0"), false));
+    assert_eq!(outcome(Some("*"), Some("*")), o(Some("*"), false));
+    assert_eq!(outcome(None, None), o(None, false));
+    // Read from a game: tagless movetext, and a tag the marker contradicts.
+    let games = super::parse("1. e4 e5 0-1\n\n[Result \"1-0\"]\n\n1. d4 d5 0-1\n");
+    fn of(g: &super::Game) -> Outcome<'_> {
+        outcome(g.tag("Result"), g.result.as_deref())
+    }
+    assert_eq!((of(&games[0]), of(&games[1])), (o(Some("0-1"), false), o(Some("1-0"), true)));
+}

@@ -13,8 +13,10 @@
 //! * **Start**: the `FEN` tag or the standard position; Chess960 when the
 //!   `Variant` tag names it (`Chess960`, `fischerandom`) or when the caller
 //!   says all games are ([`ImportOptions::chess960`]).
-//! * **Result**: the result token ending the movetext, else the `Result`
-//!   tag; a game without a decisive or drawn result (`*`) is bad. A result
+//! * **Result**: [`crate::pgn::outcome`]'s: the `Result` tag, else the
+//!   result token ending the movetext; when both hold results and differ,
+//!   the tag's is taken and the game counted ([`ImportSummary::result_disagreements`]).
+//!   A game without a decisive or drawn result (`*`) is bad. A result
 //!   that the final position contradicts (a mate scored as a draw) is bad.
 //! * **Score of a move**: the first comment after the move that carries a
 //!   score ([`crate::pgn::Comment::eval`]). An engine score (`{+0.35/12
@@ -147,6 +149,9 @@ pub struct ImportSummary {
     pub unscored: u64,
     /// Bad games skipped.
     pub bad: u64,
+    /// Games whose `Result` tag and termination marker name different
+    /// results (the tag's was taken).
+    pub result_disagreements: u64,
     /// Bytes of PGN text read (decompressed).
     pub text_bytes: u64,
 }
@@ -158,6 +163,7 @@ impl ImportSummary {
         self.positions += o.positions;
         self.unscored += o.unscored;
         self.bad += o.bad;
+        self.result_disagreements += o.result_disagreements;
         self.text_bytes += o.text_bytes;
     }
 }
@@ -170,7 +176,7 @@ pub enum Event<'a> {
     Progress(&'a ImportSummary),
 }
 
-/// The result of one game, from its movetext or its `Result` tag.
+/// The result of one game ([`pgn::outcome`]).
 fn game_result(game: &pgn::Game) -> Result<GameResult, BadGame> {
     let parse = |s: &str| match s {
         "1-0" => Some(GameResult::WhiteWin),
@@ -178,8 +184,8 @@ fn game_result(game: &pgn::Game) -> Result<GameResult, BadGame> {
         "1/2-1/2" => Some(GameResult::Draw),
         _ => None,
     };
-    let token = game.result.as_deref();
-    token.and_then(parse).or_else(|| game.tag("Result").and_then(parse)).ok_or_else(|| {
+    let token = pgn::outcome(game.tag("Result"), game.result.as_deref()).token;
+    token.and_then(parse).ok_or_else(|| {
         BadGame::NoResult(match token {
             Some(t) => format!("'{t}'"),
             None => "no result token".to_string(),
@@ -279,6 +285,9 @@ fn convert(batch: &pgn::Batch, file: Option<&Arc<Path>>, options: &ImportOptions
             game.set_chess960();
         }
         out.summary.games += 1;
+        if pgn::outcome(game.tag("Result"), game.result.as_deref()).disagrees {
+            out.summary.result_disagreements += 1;
+        }
         match import_game(game, options) {
             Ok(Some((bytes, plies))) => {
                 out.bytes.extend_from_slice(&bytes);

@@ -26,7 +26,8 @@
 
 use super::{mate_in, mated_in, MATE, MATE_IN_MAX_PLY, TB_WIN, TB_WIN_IN_MAX_PLY};
 use crate::board::Board;
-use crate::book::select::{same_move, OpeningBooks};
+use crate::book::offer::same_move;
+use crate::book::select::OpeningBooks;
 use crate::book::yacb::{BoundType, ValueType, YacbEntry};
 use crate::tt::Bound;
 use crate::types::{Color, Move};

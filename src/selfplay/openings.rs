@@ -1,11 +1,13 @@
 //! Where self-play games start: an [`OpeningSource`] (an EPD/PGN openings
-//! file now, a YACB or Polyglot book through [`BookMoves`] + [`BookWalk`]),
+//! file, or a playable book walked through its offers by [`BookWalk`]),
 //! Chess960 start positions, and random legal plies on top.
 //!
 //! Every choice comes from an [`Rng`] seeded by the run's seed and the game
 //! index, so a game's opening does not depend on which thread plays it.
 
 use crate::board::Board;
+use crate::book::offer::Offers;
+use crate::book::InputKind;
 use crate::codec::{mix, SplitMix64};
 use crate::types::Move;
 use std::path::Path;
@@ -24,8 +26,10 @@ pub enum OpeningError {
     Empty { path: String },
     #[error("{path}: {source}")]
     Book { path: String, source: crate::book::BookError },
-    #[error("{path}: a {format} book cannot give openings; convert it to Polyglot or YACB")]
-    NotPlayable { path: String, format: crate::book::BookFormat },
+    #[error("{path}: {source}")]
+    NotPlayable { path: String, source: crate::book::offer::NotPlayable },
+    #[error("{path}: a {format} book, not an EPD or PGN file; give it as the book")]
+    IsBook { path: String, format: crate::book::BookFormat },
 }
 
 /// The openings' generator: SplitMix64 ([`crate::codec`]).
@@ -47,43 +51,35 @@ pub trait OpeningSource: Send + Sync {
     fn describe(&self) -> String;
 }
 
-/// The weighted moves a book has for a position. A YACB or Polyglot book
-/// plugs into self-play and `genfens` by implementing this and being
-/// wrapped in a [`BookWalk`].
-pub trait BookMoves: Send + Sync {
-    /// Legal moves with their weights (illegal or zero-weight moves may be
-    /// left in; they are skipped).
-    fn book_moves(&self, board: &Board) -> Vec<(Move, u32)>;
-    fn describe(&self) -> String;
-}
-
 /// An opening source that walks a book from the start position (or a
-/// Chess960 start position), choosing each move with probability
-/// proportional to its weight, until the book runs out or `max_plies`.
+/// Chess960 start position), choosing each move among the book's offers
+/// ([`crate::book::offer`]) with probability proportional to its weight,
+/// until the book runs out or `max_plies`.
 pub struct BookWalk<B> {
     pub book: B,
+    /// How the walk describes itself ([`OpeningSource::describe`]).
+    pub name: String,
     pub max_plies: u32,
     pub chess960: bool,
 }
 
-impl<B: BookMoves> OpeningSource for BookWalk<B> {
+impl<B: Offers + Send + Sync> OpeningSource for BookWalk<B> {
     fn opening(&self, rng: &mut Rng) -> Option<Board> {
         let mut board = if self.chess960 { chess960_position(rng.below(960) as u32) } else { Board::startpos() };
         while crate::book::within_book_depth(&board, self.max_plies) {
-            let moves: Vec<(Move, u32)> =
-                self.book.book_moves(&board).into_iter().filter(|&(m, w)| w > 0 && board.is_legal(m)).collect();
-            let total: u64 = moves.iter().map(|&(_, w)| w as u64).sum();
+            let offers = self.book.offers(&mut board);
+            let total: u64 = offers.iter().map(|o| u64::from(o.weight)).sum();
             if total == 0 {
                 break;
             }
             let mut pick = rng.below(total);
             let mut chosen = Move::NONE;
-            for (m, w) in moves {
-                if pick < w as u64 {
-                    chosen = m;
+            for o in offers {
+                if pick < u64::from(o.weight) {
+                    chosen = o.mv;
                     break;
                 }
-                pick -= w as u64;
+                pick -= u64::from(o.weight);
             }
             board.make_move(chosen);
         }
@@ -91,7 +87,7 @@ impl<B: BookMoves> OpeningSource for BookWalk<B> {
     }
 
     fn describe(&self) -> String {
-        self.book.describe()
+        self.name.clone()
     }
 }
 
@@ -103,16 +99,21 @@ pub struct FileOpenings {
 }
 
 impl FileOpenings {
-    /// Reads `path`: PGN when it ends in `.pgn` or its first non-blank
-    /// character is `[`, EPD/FEN lines otherwise.
+    /// Reads `path` as PGN or EPD/FEN lines, as [`crate::book::input_kind`]
+    /// tells them; a book is refused (it is walked through [`BookWalk`]).
     pub fn load(path: &Path, chess960: bool) -> Result<FileOpenings, OpeningError> {
         let name = path.display().to_string();
+        let kind = crate::book::input_kind(path).map_err(|source| OpeningError::Book { path: name.clone(), source })?;
+        if let InputKind::Book(format) = kind {
+            return Err(OpeningError::IsBook { path: name, format });
+        }
         let bytes = std::fs::read(path).map_err(|source| OpeningError::Io { path: name.clone(), source })?;
         let text = String::from_utf8_lossy(&bytes);
-        let is_pgn =
-            path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) || text.trim_start().starts_with('[');
-        let positions =
-            if is_pgn { pgn_positions(&name, &text, chess960)? } else { epd_positions(&name, &text, chess960)? };
+        let positions = if kind == InputKind::Pgn {
+            pgn_positions(&name, &text, chess960)?
+        } else {
+            epd_positions(&name, &text, chess960)?
+        };
         if positions.is_empty() {
             return Err(OpeningError::Empty { path: name });
         }

@@ -1,6 +1,6 @@
 use super::adjudication::rules_ending;
 use super::config::Preset;
-use super::openings::{chess960_position, game_rng, BookMoves, BookWalk, FileOpenings, Rng};
+use super::openings::{chess960_position, game_rng, BookWalk, FileOpenings, Rng};
 use super::progress::Silent;
 use super::*;
 use crate::board::Board;
@@ -359,6 +359,17 @@ fn openings_file_positions_start_the_games() {
 }
 
 #[test]
+fn an_openings_file_of_tagless_pgn_is_read_as_pgn_and_a_book_is_refused() {
+    let dir = TempDir::new("openings-kind");
+    let text = dir.file("lines.txt");
+    std::fs::write(&text, "1. e4 e5 2. Nf3 *\n\n1. d4 d5 *\n").unwrap();
+    let source = FileOpenings::load(&text, false).unwrap();
+    assert_eq!(source.len(), 2, "two games, not two bad EPD lines");
+    let golden = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/data/golden.yacb"));
+    assert!(matches!(FileOpenings::load(golden, false), Err(OpeningError::IsBook { .. })));
+}
+
+#[test]
 fn unbalanced_openings_are_discarded() {
     let dir = TempDir::new("unbalanced");
     let epd = dir.file("o.epd");
@@ -399,18 +410,19 @@ fn adjudicator_hook_ends_games() {
 
 struct FixedBook;
 
-impl BookMoves for FixedBook {
-    fn book_moves(&self, board: &Board) -> Vec<(crate::types::Move, u32)> {
-        ["e2e4", "e7e5", "g1f3"].iter().filter_map(|m| board.parse_uci(m).ok()).map(|m| (m, 3)).collect()
-    }
-    fn describe(&self) -> String {
-        "fixed".into()
+impl crate::book::offer::Offers for FixedBook {
+    fn offers(&self, board: &mut Board) -> Vec<crate::book::offer::Offer> {
+        ["e2e4", "e7e5", "g1f3"]
+            .iter()
+            .filter_map(|m| board.parse_uci(m).ok())
+            .map(|mv| crate::book::offer::Offer { mv, weight: 3 })
+            .collect()
     }
 }
 
 #[test]
 fn book_walk_follows_the_book_until_it_runs_out() {
-    let walk = BookWalk { book: FixedBook, max_plies: 10, chess960: false };
+    let walk = BookWalk { book: FixedBook, name: "fixed".into(), max_plies: 10, chess960: false };
     let b = walk.opening(&mut Rng::new(5)).unwrap();
     assert_eq!(b.fen(), "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
 }

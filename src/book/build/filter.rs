@@ -8,7 +8,7 @@
 //! | `min_plies` | movetext | it has at least N plies |
 //! | `date_from`, `date_to` | `Date` (else `UTCDate`) | every day its date can mean lies in the range (`2023.??.??` is the whole year) |
 //! | `exclude_variants` | `Variant` | it is standard chess (no tag, `Standard`, `chess`, `Normal`, `From Position`), or Chess960 with `chess960` |
-//! | `results` | `Result` (else the termination marker) | its result is listed |
+//! | `results` | `Result`, else the termination marker ([`crate::pgn::outcome`]) | its result is listed |
 //! | `player` (+ `color`) | `White`, `Black` | the name (ASCII case ignored) played it (with that colour) |
 //!
 //! A missing or unreadable tag fails the filter that needs it.
@@ -145,9 +145,9 @@ pub fn rating(game: &impl GameTags, color: Color) -> Option<u32> {
     game.tag(tag).and_then(|v| v.trim().parse::<u32>().ok()).filter(|&r| r > 0 && r < 10_000)
 }
 
-/// A game's result token: the `Result` tag, else the movetext's marker.
+/// A game's result token ([`crate::pgn::outcome`]).
 pub fn result_of(game: &impl GameTags) -> Option<&str> {
-    game.tag("Result").or(game.marker())
+    crate::pgn::outcome(game.tag("Result"), game.marker()).token
 }
 
 /// Whether the game is standard chess by its `Variant` tag.

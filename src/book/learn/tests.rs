@@ -1,6 +1,4 @@
 use super::*;
-use crate::book::yacb::{BoundType, Elo, Source};
-use crate::types::Move;
 use proptest::prelude::*;
 
 /// Hand-written side file: key 5 (3 games, 4 half-points), key 9 (1, 0).
@@ -37,29 +35,6 @@ fn add_counts_games_and_caps_points() {
     t.add(7, 1);
     t.add(7, 9);
     assert_eq!(t.entries[&7], Learned1 { games: 3, white_points: 5 });
-}
-
-#[test]
-fn blend_moves_the_book_value_towards_the_learned_score() {
-    let entry = YacbEntry {
-        key: 5,
-        elo: Elo::Rated(0),
-        value_type: ValueType::Perf,
-        bound: BoundType::Exact,
-        source: Source::Statistical,
-        value: 20_000,
-        best_move: Move::NONE,
-    };
-    let mut t = LearnTable::default();
-    assert_eq!(t.blend(entry), entry);
-    for _ in 0..8 {
-        t.add(5, 2);
-    }
-    // Prior 0.5 weighted 8 games, then 8 white wins: 0.75.
-    let b = t.blend(entry);
-    assert_eq!((b.value_type, b.value), (ValueType::Perf, 30_000));
-    let cp = YacbEntry { value_type: ValueType::Centipawns, value: 0, ..entry };
-    assert_eq!(t.blend(cp).value, 30_000);
 }
 
 #[test]

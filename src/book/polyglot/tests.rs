@@ -167,23 +167,6 @@ fn illegal_and_drop_moves_are_skipped_not_played() {
     assert_eq!(uci_list(&b, &book.moves(&b)), vec!["e2e4"]);
 }
 
-#[test]
-fn weighted_choice_and_best_follow_python_chess() {
-    let b = Board::startpos();
-    let key = polyglot_key(&b);
-    let e2e4 = 1 << 9 | 4 << 6 | 3 << 3 | 4;
-    let d2d4 = 1 << 9 | 3 << 6 | 3 << 3 | 3;
-    let c2c4 = 1 << 9 | 2 << 6 | 3 << 3 | 2;
-    let book = PolyglotBook::from_bytes(encode(&[e(key, e2e4, 3), e(key, d2d4, 3), e(key, c2c4, 0)])).unwrap();
-    let pick = |r| book.weighted_choice(&b, r).map(|m| b.move_to_uci(m.mv)).unwrap();
-    // Cumulative weights 3, 6, 6: r in 0..3 → e2e4, 3..6 → d2d4, never c2c4.
-    assert_eq!((0..12).map(pick).collect::<Vec<_>>().join(" "), "e2e4 e2e4 e2e4 d2d4 d2d4 d2d4 ".repeat(2).trim());
-    assert_eq!(book.best(&b).map(|m| b.move_to_uci(m.mv)).as_deref(), Some("e2e4"), "first of equals");
-    let zero = PolyglotBook::from_bytes(encode(&[e(key, c2c4, 0)])).unwrap();
-    assert_eq!(zero.moves(&b).len(), 1);
-    assert!(zero.best(&b).is_none() && zero.weighted_choice(&b, 7).is_none());
-}
-
 /// engine-tests/data/polyglot_vectors.txt.gz, made by gen_polyglot_vectors.py
 /// with python-chess: `book;fen;key;uci/weight/learn ...` per position.
 #[test]
@@ -239,7 +222,6 @@ proptest! {
             prop_assert_eq!(book.len() * ENTRY_LEN, bytes.len());
             let start = Board::startpos();
             let _ = book.moves(&start);
-            let _ = book.best(&start);
             let _ = crate::book::convert::polyglot_to_sbob(&book, &[start]);
         }
     }

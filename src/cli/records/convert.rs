@@ -41,6 +41,7 @@ pub fn import(pgns: &[PathBuf], out: &Path, options: &ImportOptions) -> anyhow::
             (&mut total.positions, summary.positions),
             (&mut total.unscored, summary.unscored),
             (&mut total.bad, summary.bad),
+            (&mut total.result_disagreements, summary.result_disagreements),
             (&mut total.text_bytes, summary.text_bytes),
         ] {
             *t += s;
@@ -52,6 +53,12 @@ pub fn import(pgns: &[PathBuf], out: &Path, options: &ImportOptions) -> anyhow::
         "records import: {} games read, {} imported ({} positions), {} skipped without scores, {} bad games skipped",
         total.games, total.imported, total.positions, total.unscored, total.bad
     );
+    if total.result_disagreements > 0 {
+        println!(
+            "records import: {} games whose Result tag and termination marker disagree (the tag's result taken)",
+            total.result_disagreements
+        );
+    }
     println!(
         "records import: PGN text {}; input file {:.1} MB",
         rates(total.text_bytes, total.positions, secs),

@@ -52,6 +52,19 @@ fn eval_commands_are_whites_view_and_mates_are_certain() {
 }
 
 #[test]
+fn the_result_tag_wins_over_the_marker_and_disagreements_are_counted() {
+    let keep = ImportOptions { unscored: Unscored::Keep, ..Default::default() };
+    let disagree = "[Result \"0-1\"]\n\n1. e4 e5 1-0\n";
+    let star_tag = "[Result \"*\"]\n\n1. d4 d5 1/2-1/2\n";
+    let tagless = "1. c4 c5 1-0\n";
+    let (bytes, summary, skipped) = run(&format!("{disagree}\n{star_tag}\n{tagless}"), &keep);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!((summary.imported, summary.result_disagreements), (3, 1));
+    let results: Vec<GameResult> = parse_records(&bytes).unwrap().iter().map(|g| g.result).collect();
+    assert_eq!(results, [GameResult::BlackWin, GameResult::Draw, GameResult::WhiteWin]);
+}
+
+#[test]
 fn unscored_rule_skips_or_keeps() {
     let book = "[Result \"1/2-1/2\"]\n\n1. e4 {book} e5 {book} 2. Nf3 {+0.20/10} Nc6 {-0.10/10} 1/2-1/2\n";
     let gap = "[Result \"1/2-1/2\"]\n\n1. e4 {+0.20/10} e5 2. Nf3 {+0.20/10} 1/2-1/2\n";
