@@ -103,7 +103,7 @@ impl Offers for YacbBook {
 /// Expected score in [0, 1] of an entry's value for `mover`.
 pub fn expected_score(e: &YacbEntry, mover: Color) -> f64 {
     let white = match e.value_type {
-        ValueType::Centipawns | ValueType::KnownWin => 1.0 / (1.0 + (-(e.value as f64) / 400.0).exp()),
+        ValueType::Centipawns | ValueType::KnownWin => crate::types::expected_score(e.value as f64),
         ValueType::Perf => e.value as f64 / 40_000.0,
         ValueType::Dtz | ValueType::Dtm => match e.value.signum() {
             1 => 1.0,
@@ -121,7 +121,7 @@ pub fn expected_score(e: &YacbEntry, mover: Color) -> f64 {
 /// Centipawns equivalent of an expected score (for the variety margin).
 pub fn score_to_cp(p: f64) -> f64 {
     let p = p.clamp(1e-6, 1.0 - 1e-6);
-    400.0 * (p / (1.0 - p)).ln()
+    crate::types::LOGISTIC_SCALE * (p / (1.0 - p)).ln()
 }
 
 /// `entry` with the results learned for its key blended in (see the module
