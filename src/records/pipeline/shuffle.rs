@@ -8,7 +8,7 @@
 //! (Fisher–Yates, the same generator) and writes them. The order depends
 //! only on the input, the seed, `memory` and `positions`.
 
-use super::{games, parts_for, write_kept, Rng, Summary, TempDir};
+use super::{damaged, games, parts_for, write_kept, Rng, Summary, TempDir};
 use crate::records::{framing_spans, RecordError};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -31,6 +31,7 @@ pub fn shuffle(
     for i in 0..k {
         buckets.push(BufWriter::new(File::create(dir.file(&format!("bucket-{i}")))?));
     }
+    let mut written = vec![0u64; k];
     let mut rng = Rng::new(seed);
     let mut summary = Summary::default();
     let mut read = 0u64;
@@ -46,14 +47,16 @@ pub fn shuffle(
             summary.positions_unstorable += s.positions_unstorable;
             for span in framing_spans(&spare) {
                 let b = rng.below(k as u64) as usize;
-                if let (Some(w), Some(bytes)) = (buckets.get_mut(b), spare.get(span)) {
+                if let (Some(w), Some(n), Some(bytes)) = (buckets.get_mut(b), written.get_mut(b), spare.get(span)) {
                     w.write_all(bytes)?;
+                    *n += bytes.len() as u64;
                 }
             }
         } else {
             let b = rng.below(k as u64) as usize;
-            if let Some(w) = buckets.get_mut(b) {
+            if let (Some(w), Some(n)) = (buckets.get_mut(b), written.get_mut(b)) {
                 w.write_all(item.bytes)?;
+                *n += item.bytes.len() as u64;
             }
         }
         read += item.bytes.len() as u64;
@@ -62,9 +65,13 @@ pub fn shuffle(
     for w in buckets {
         w.into_inner().map_err(|e| e.into_error())?;
     }
-    for i in 0..k {
-        let bytes = std::fs::read(dir.file(&format!("bucket-{i}")))?;
+    for (i, &len) in written.iter().enumerate() {
+        let name = format!("bucket-{i}");
+        let bytes = dir.read_back(&name, len)?;
         let mut spans = framing_spans(&bytes);
+        if spans.last().map_or(0, |s| s.end) != bytes.len() {
+            return Err(damaged(&dir.file(&name), "not whole games"));
+        }
         for j in (1..spans.len()).rev() {
             spans.swap(j, rng.below(j as u64 + 1) as usize);
         }

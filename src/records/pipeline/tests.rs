@@ -176,3 +176,21 @@ fn tools_stop_at_damaged_input() {
     assert!(dedup(cut, 1 << 20, &scratch("damaged"), &mut out, &mut |_| {}).is_err());
     assert!(interleave(&[cut], 1, &mut out, &mut |_| {}).is_err());
 }
+
+#[test]
+fn a_temporary_file_reads_back_only_as_written() {
+    let out = scratch("read-back");
+    let dir = TempDir::beside(&out).unwrap();
+    std::fs::write(dir.file("t"), [1u8, 2, 3, 4]).unwrap();
+    assert_eq!(dir.read_back("t", 4).unwrap(), [1, 2, 3, 4]);
+    for len in [3, 5] {
+        let e = dir.read_back("t", len).unwrap_err();
+        assert!(
+            matches!(&e, RecordError::Io(io) if io.kind() == std::io::ErrorKind::InvalidData),
+            "{len} bytes written: {e}"
+        );
+        assert!(e.to_string().contains("temporary file damaged"), "{e}");
+    }
+    assert!(dir.read_back("never-written", 0).unwrap().is_empty());
+    assert!(dir.read_back("never-written", 8).is_err());
+}
