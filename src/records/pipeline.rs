@@ -126,37 +126,6 @@ pub fn write_kept(
     flush(&mut run, summary)
 }
 
-/// A seeded SplitMix64 generator: the same seed gives the same order on
-/// every machine.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), without modulo bias.
-    pub fn below(&mut self, n: u64) -> u64 {
-        let n = n.max(1);
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let r = self.next_u64();
-            if r < zone {
-                return r % n;
-            }
-        }
-    }
-}
-
 /// A directory of temporary files beside an output, removed when dropped.
 pub struct TempDir(PathBuf);
 

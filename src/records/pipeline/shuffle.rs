@@ -5,10 +5,12 @@
 //! choice), `k = ⌈input bytes / memory⌉` (one-ply games take about ten
 //! times the bytes of a position in a game, so `positions` multiplies the
 //! estimate by 10). Pass 2 reads one bucket at a time, shuffles its games
-//! (Fisher–Yates, the same generator) and writes them. The order depends
+//! (Fisher–Yates, the same generator: [`crate::codec::SplitMix64`] seeded
+//! with the seed) and writes them. The order depends
 //! only on the input, the seed, `memory` and `positions`.
 
-use super::{damaged, games, parts_for, write_kept, Rng, Summary, TempDir};
+use super::{damaged, games, parts_for, write_kept, Summary, TempDir};
+use crate::codec::SplitMix64;
 use crate::records::{framing_spans, RecordError};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -32,7 +34,7 @@ pub fn shuffle(
         buckets.push(BufWriter::new(File::create(dir.file(&format!("bucket-{i}")))?));
     }
     let mut written = vec![0u64; k];
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut summary = Summary::default();
     let mut read = 0u64;
     let mut spare = Vec::new();
@@ -72,9 +74,7 @@ pub fn shuffle(
         if spans.last().map_or(0, |s| s.end) != bytes.len() {
             return Err(damaged(&dir.file(&name), "not whole games"));
         }
-        for j in (1..spans.len()).rev() {
-            spans.swap(j, rng.below(j as u64 + 1) as usize);
-        }
+        rng.shuffle(&mut spans);
         for span in spans {
             if let Some(game) = bytes.get(span) {
                 out.write_all(game)?;
