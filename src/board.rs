@@ -7,8 +7,9 @@
 //! * `state()` is the state of the current position; `history` holds the
 //!   states of all earlier positions of the game (for unmake and repetition).
 //! * The key in the state equals [`zobrist::key_with`] the board's
-//!   [`KeyScheme`] recomputed from scratch (tested over random games): the
-//!   engine key, unless the board was set to carry the Polyglot key.
+//!   numbers recomputed from scratch (tested over random games): the
+//!   engine key. Only the board inside a [`PolyglotBoard`], which never
+//!   hands it out, carries the Polyglot key, so the search never sees one.
 //! * The en-passant square is stored only when a pawn of the side to move
 //!   attacks it (Stockfish's rule; legality of the capture is not required).
 //! * Castling is king-takes-rook internally; `castling_rooks` tells which
@@ -19,6 +20,7 @@ mod display;
 pub mod fen;
 pub mod movegen;
 pub mod notation;
+mod polyglot_board;
 mod polyglot_random;
 pub mod zobrist;
 
@@ -28,6 +30,7 @@ use zobrist::{KeyScheme, Zobrist};
 
 pub use fen::FenError;
 pub use movegen::MoveList;
+pub use polyglot_board::PolyglotBoard;
 
 /// Castling-right bits as in Stockfish (docs/formats.md#engine-key).
 pub const WHITE_OO: u8 = 1;
@@ -656,17 +659,11 @@ impl Board {
         }
     }
 
-    /// The numbers the board's key is made of.
-    #[inline]
-    pub fn key_scheme(&self) -> KeyScheme {
-        self.keys
-    }
-
     /// Makes the key of this position and of every move played from here
-    /// on out of `keys` (the Polyglot key for replaying games into a
-    /// Polyglot book). The history is forgotten, as by
-    /// [`Board::clear_history`]: its keys were made of the old numbers.
-    pub fn set_key_scheme(&mut self, keys: KeyScheme) {
+    /// on out of `keys` (the Polyglot key: only for [`PolyglotBoard`]).
+    /// The history is forgotten, as by [`Board::clear_history`]: its keys
+    /// were made of the old numbers.
+    fn set_key_scheme(&mut self, keys: KeyScheme) {
         self.keys = keys;
         self.state.key = zobrist::key_with(self, keys.table());
         self.history.clear();

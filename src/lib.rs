@@ -33,6 +33,7 @@ pub mod input;
 pub mod logging;
 pub mod mapped;
 pub mod nnue;
+pub mod ordered;
 pub mod perft;
 pub mod pgn;
 pub mod records;

@@ -35,8 +35,8 @@ pub use stream::{Batch, GameBatches};
 pub use view::{for_each_game, GameView};
 
 use crate::board::notation::NotationError;
-use crate::board::{Board, FenError};
-use crate::types::Move;
+use crate::board::{Board, FenError, PolyglotBoard};
+use crate::types::{Color, Move};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -267,14 +267,76 @@ fn start_position(fen: Option<&str>, chess960: bool) -> Result<Board, FenError> 
     }
 }
 
+/// A board games are replayed on: a [`Board`], or a [`PolyglotBoard`] to
+/// see the positions' Polyglot keys.
+pub trait ReplayBoard: Clone {
+    /// Becomes `start` (a game's `FEN` tag), keyed as `self` is.
+    fn set_start(&mut self, start: Board);
+    fn set_chess960(&mut self, on: bool);
+    fn parse_san(&self, san: &str) -> Result<Move, NotationError>;
+    fn replay_move(&mut self, m: Move);
+    fn key(&self) -> u64;
+    fn side_to_move(&self) -> Color;
+}
+
+impl ReplayBoard for Board {
+    fn set_start(&mut self, start: Board) {
+        *self = start;
+    }
+    fn set_chess960(&mut self, on: bool) {
+        Board::set_chess960(self, on);
+    }
+    #[inline]
+    fn parse_san(&self, san: &str) -> Result<Move, NotationError> {
+        Board::parse_san(self, san)
+    }
+    #[inline]
+    fn replay_move(&mut self, m: Move) {
+        Board::replay_move(self, m);
+    }
+    #[inline]
+    fn key(&self) -> u64 {
+        Board::key(self)
+    }
+    #[inline]
+    fn side_to_move(&self) -> Color {
+        Board::side_to_move(self)
+    }
+}
+
+impl ReplayBoard for PolyglotBoard {
+    fn set_start(&mut self, start: Board) {
+        *self = PolyglotBoard::from(start);
+    }
+    fn set_chess960(&mut self, on: bool) {
+        PolyglotBoard::set_chess960(self, on);
+    }
+    #[inline]
+    fn parse_san(&self, san: &str) -> Result<Move, NotationError> {
+        PolyglotBoard::parse_san(self, san)
+    }
+    #[inline]
+    fn replay_move(&mut self, m: Move) {
+        PolyglotBoard::replay_move(self, m);
+    }
+    #[inline]
+    fn key(&self) -> u64 {
+        PolyglotBoard::key(self)
+    }
+    #[inline]
+    fn side_to_move(&self) -> Color {
+        PolyglotBoard::side_to_move(self)
+    }
+}
+
 /// Plays the first `max_ply` of `sans` on `board`, calling
 /// `visit(board_before, move)`; an illegal move names the game `source()`.
-fn replay_sans<'a>(
-    board: &mut Board,
+fn replay_sans<'a, B: ReplayBoard>(
+    board: &mut B,
     sans: impl Iterator<Item = &'a str>,
     max_ply: usize,
     source: impl FnOnce() -> GameSource,
-    mut visit: impl FnMut(&mut Board, Move),
+    mut visit: impl FnMut(&mut B, Move),
 ) -> Result<(), ReplayError> {
     for (i, san) in sans.take(max_ply).enumerate() {
         let m = match board.parse_san(san) {

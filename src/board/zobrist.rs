@@ -8,9 +8,9 @@
 //! * The **Polyglot key** is computed from scratch from the published table
 //!   ([`polyglot_key`]), or from any 781-entry table in Polyglot order
 //!   ([`polyglot_key_with`], used by YACB books with `key_type` 1). Along a
-//!   game a board can carry it instead of the engine key
-//!   ([`KeyScheme::Polyglot`], the published numbers laid out as [`POLYGLOT`]),
-//!   updated by make/unmake like the engine key.
+//!   game a [`super::PolyglotBoard`] carries it instead of the engine key
+//!   (the published numbers laid out as [`POLYGLOT`]), updated by
+//!   make/unmake like the engine key.
 
 /// The published Polyglot table (768 piece, 4 castle, 8 en passant, 1 turn).
 pub use super::polyglot_random::RANDOM64;
@@ -120,9 +120,10 @@ const fn polyglot_layout() -> Zobrist {
     z
 }
 
-/// Which numbers a board's key is made of ([`Board::set_key_scheme`]).
+/// Which numbers a board's key is made of: the engine's, except inside a
+/// [`super::PolyglotBoard`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum KeyScheme {
+pub(super) enum KeyScheme {
     /// The engine key ([`ZOBRIST`]): what the search, the TT and YACB use.
     #[default]
     Engine,
@@ -132,7 +133,7 @@ pub enum KeyScheme {
 
 impl KeyScheme {
     #[inline]
-    pub fn table(self) -> &'static Zobrist {
+    pub(super) fn table(self) -> &'static Zobrist {
         match self {
             KeyScheme::Engine => &ZOBRIST,
             KeyScheme::Polyglot => &POLYGLOT,

@@ -1,8 +1,8 @@
 //! `archivist book build`: the arguments, the progress bar and the summary;
 //! the work is [`crate::book::build`].
 
-use crate::book::build::filter::{parse_day, parse_result, Filters, Rejection, TimeClass};
-use crate::book::build::{self, BuildError, BuildOptions, Observer, Progress, Summary, Target};
+use crate::book::build::{self, parse_day, parse_result, Filters, Rejection, TimeClass};
+use crate::book::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
 use crate::book::make_book::MakeBookOptions;
 use crate::pgn::ReplayError;
 use crate::types::Color;

@@ -7,8 +7,7 @@
 //! are reused from game to game, so a game costs no allocation.
 
 use super::read::{tag_pair, tokenize, Sink, Token};
-use super::{chess960_variant, replay_sans, start_position, GameSource, ReplayError};
-use crate::board::Board;
+use super::{chess960_variant, replay_sans, start_position, GameSource, ReplayBoard, ReplayError};
 use crate::types::Move;
 use std::borrow::Cow;
 
@@ -57,25 +56,20 @@ impl<'t> GameView<'t> {
     /// (which must leave the board as it found it); `board` ends at the
     /// position reached. `start` is the standard start position, copied
     /// into `board` (its allocation kept) when the game has no FEN tag;
-    /// either way `board` takes `start`'s key scheme. `source` names the
-    /// game in an error.
-    pub fn replay_first(
+    /// `board` is a [`crate::board::Board`] or, for Polyglot keys, a
+    /// [`crate::board::PolyglotBoard`]. `source` names the game in an error.
+    pub fn replay_first<B: ReplayBoard>(
         &self,
-        board: &mut Board,
-        start: &Board,
+        board: &mut B,
+        start: &B,
         max_ply: usize,
         source: impl FnOnce() -> GameSource,
-        visit: impl FnMut(&mut Board, Move),
+        visit: impl FnMut(&mut B, Move),
     ) -> Result<(), ReplayError> {
         let chess960 = self.is_chess960();
         match self.tag("FEN") {
             Some(fen) => match start_position(Some(fen), chess960) {
-                Ok(b) => {
-                    *board = b;
-                    if board.key_scheme() != start.key_scheme() {
-                        board.set_key_scheme(start.key_scheme());
-                    }
-                }
+                Ok(b) => board.set_start(b),
                 Err(error) => return Err(ReplayError::BadStart { game: source(), error }),
             },
             None => {

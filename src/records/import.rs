@@ -5,8 +5,8 @@
 //! Input: any [`BufRead`]; with [`crate::input::Input`] plain, gzip, zstd
 //! or bzip2 text and standard input. It is cut into batches of whole games
 //! ([`GameBatches`]) that worker threads convert while the caller's thread
-//! writes the records in input order; memory stays bounded by the batches
-//! in flight (`threads × 2`, about 1 MB each).
+//! writes the records in input order ([`crate::ordered`]); memory stays
+//! bounded by the batches in flight (`threads × 2`, about 1 MB each).
 //!
 //! Rules, game by game:
 //!
@@ -43,9 +43,9 @@
 
 use super::{contradiction, score, GameRecorder, GameResult, RecordError};
 use crate::board::Board;
+use crate::ordered::{self, Feed, Spares};
 use crate::pgn::{self, Comment, Eval, GameBatches, GameSource, ReadOptions};
 use crate::types::{Color, Move};
-use crossbeam_channel::{bounded, Receiver};
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::path::Path;
@@ -316,60 +316,30 @@ pub fn import<R: BufRead + Send>(
 ) -> Result<ImportSummary, ImportError> {
     let threads = options.threads.max(1);
     let batches = GameBatches::new(reader, options.batch_bytes);
-    let (work_tx, work_rx) = bounded::<(pgn::Batch, crossbeam_channel::Sender<Converted>)>(threads);
-    let (order_tx, order_rx) = bounded::<io::Result<Receiver<Converted>>>(threads * 2);
-    std::thread::scope(|s| {
-        s.spawn(move || {
-            for item in batches {
-                let sent = match item {
-                    Ok(batch) => {
-                        let (tx, rx) = bounded(1);
-                        order_tx.send(Ok(rx)).is_ok() && work_tx.send((batch, tx)).is_ok()
-                    }
-                    Err(e) => {
-                        let _ = order_tx.send(Err(e));
-                        false
-                    }
-                };
-                if !sent {
-                    break;
-                }
+    // An input error is the last job: the writer stops at it.
+    let produce = |feed: &mut Feed<io::Result<pgn::Batch>>| {
+        for item in batches {
+            let failed = item.is_err();
+            if !feed.send(item) || failed {
+                return;
             }
-        });
-        for _ in 0..threads {
-            let rx = work_rx.clone();
-            let file = file.clone();
-            s.spawn(move || {
-                for (batch, tx) in rx {
-                    let _ = tx.send(convert(&batch, file.as_ref(), options));
-                }
-            });
         }
-        drop(work_rx);
-        write_in_order(order_rx, out, on_event)
-    })
-}
-
-/// Writes the converted batches as they come, in order.
-fn write_in_order(
-    order: Receiver<io::Result<Receiver<Converted>>>,
-    out: &mut dyn Write,
-    on_event: &mut dyn FnMut(Event),
-) -> Result<ImportSummary, ImportError> {
+    };
+    let worker = || {
+        let file = file.clone();
+        move |item: io::Result<pgn::Batch>, _: &Spares<()>| item.map(|b| convert(&b, file.as_ref(), options))
+    };
     let mut total = ImportSummary::default();
-    for next in order {
-        let rx = next.map_err(|source| ImportError::Input { offset: total.text_bytes, source })?;
-        // A worker always answers unless it panicked.
-        let Ok(c) = rx.recv() else {
-            return Err(ImportError::Output(io::Error::other("a conversion thread failed")));
-        };
+    ordered::run(threads, threads * 2, produce, worker, |converted| {
+        let c = converted.map_err(|source| ImportError::Input { offset: total.text_bytes, source })?;
         out.write_all(&c.bytes).map_err(ImportError::Output)?;
         for s in &c.skipped {
             on_event(Event::Skipped(s));
         }
         total.add(&c.summary);
         on_event(Event::Progress(&total));
-    }
+        Ok(Vec::new())
+    })?;
     Ok(total)
 }
 

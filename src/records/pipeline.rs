@@ -10,7 +10,9 @@
 //! whole games. Memory is bounded: filter, interleave and split hold one
 //! game per input; dedup and shuffle spill to temporary files in a
 //! directory beside the output and hold at most about `memory` bytes of
-//! them at once (see each module).
+//! them at once (see each module). A temporary file is read back only
+//! when it holds the bytes written to it ([`TempDir::read_back`]), and
+//! whole games where it holds games: else the tool stops with an error.
 //!
 //! Dropping positions from a game cannot leave a hole in its move chain:
 //! each run of kept positions becomes a game of its own that starts at the
@@ -124,37 +126,6 @@ pub fn write_kept(
     flush(&mut run, summary)
 }
 
-/// A seeded SplitMix64 generator: the same seed gives the same order on
-/// every machine.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), without modulo bias.
-    pub fn below(&mut self, n: u64) -> u64 {
-        let n = n.max(1);
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let r = self.next_u64();
-            if r < zone {
-                return r % n;
-            }
-        }
-    }
-}
-
 /// A directory of temporary files beside an output, removed when dropped.
 pub struct TempDir(PathBuf);
 
@@ -170,6 +141,27 @@ impl TempDir {
     pub fn file(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
+
+    /// The bytes of temporary file `name`, which must be the `len` bytes
+    /// written to it (a file never written reads as empty when `len` is 0).
+    pub fn read_back(&self, name: &str, len: u64) -> Result<Vec<u8>, RecordError> {
+        let path = self.file(name);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && len == 0 => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        if bytes.len() as u64 != len {
+            return Err(damaged(&path, &format!("{} bytes where {len} were written", bytes.len())));
+        }
+        Ok(bytes)
+    }
+}
+
+/// The error of a temporary file that does not read back as written.
+pub fn damaged(path: &Path, what: &str) -> RecordError {
+    let message = format!("{}: temporary file damaged: {what}", path.display());
+    RecordError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, message))
 }
 
 impl Drop for TempDir {

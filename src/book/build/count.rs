@@ -1,17 +1,22 @@
-//! Counting one bucket of `book build`'s events: all the events of a
-//! position are in one bucket, in input order, so each position is
-//! counted exactly as one pass over the games would count it, `make-book`'s
-//! halving included. A bucket that fits in memory is sorted by key
-//! ([`sort_events`], stable) and read off position by position; a larger
-//! one (few positions met very often, such as the first moves) is added
-//! up in a map ([`MapCount`]).
+//! Counting one bucket of `book build`'s events ([`count_bucket`]): all
+//! the events of a position are in one bucket, in input order, so each
+//! position is counted exactly as one pass over the games would count it,
+//! `make-book`'s halving included. A bucket that fits in memory is sorted
+//! by key ([`sort_events`], stable) and read off position by position; a
+//! larger one (few positions met very often, such as the first moves) is
+//! added up in a map ([`MapCount`]); a bucket whose positions do not fit
+//! in memory even when added up is split again by the next 12 key bits,
+//! into buckets of a deeper level, so any input is counted within the
+//! budget ([`super::budget`]).
 
-use super::pipeline::Event;
+use super::budget;
+use super::event::{Counting, Event, BUCKETS, BUCKET_BITS, HEAD, MAX_LEVEL};
+use super::held::{Buckets, Spilled};
+use super::spill::SpillError;
+use super::BuildError;
 use crate::book::make_book::COUNT_MAX;
 use std::collections::hash_map::{Entry, HashMap};
-
-/// The move field of a position's head record (no Polyglot or engine move is 0xFFFF).
-pub const HEAD: u16 = 0xFFFF;
+use std::path::Path;
 /// Record flag: the mover of the move is white.
 pub const WHITE: u8 = 1;
 
@@ -103,11 +108,8 @@ const SMALL: usize = 24;
 /// sort with about one event a digit (up to 16 bits), so that what is
 /// left for each digit is a few events for an insertion sort; a digit
 /// with many events (a position met often) is sorted by the next digit,
-/// unless its keys are all equal. One pass of many ways beat two passes
-/// of few ways that kept each pass in the cache (72,000 events: 13 ns an
-/// event, against 17 ns with 12-bit digits and 16 ns in two passes). The
-/// first pass leaves the events in the scratch buffer, which then swaps
-/// places with `v` (no copy back).
+/// unless its keys are all equal. The first pass leaves the events in the
+/// scratch buffer, which then swaps places with `v` (no copy back).
 pub fn sort_events(v: &mut Vec<Event>, scratch: &mut SortScratch, skip: u32) {
     if let Some(bits) = distribute(v, scratch, skip) {
         let n = v.len();
@@ -269,9 +271,102 @@ impl MapCount {
     }
 }
 
+/// Buffers for reading and sorting, reused from bucket to bucket.
+#[derive(Default)]
+pub struct Scratch {
+    bytes: Vec<u8>,
+    chunk: Vec<Event>,
+    events: Vec<Event>,
+    sort: SortScratch,
+    group: Group,
+}
+
+/// How a bucket is counted.
+#[derive(Clone, Copy)]
+pub struct CountSpec<'a> {
+    pub counting: Counting,
+    /// Bytes one counting thread may use for a bucket (sorting takes 24
+    /// bytes an event, a map about 200 bytes a position and 40 a move).
+    pub bytes: usize,
+    pub fan_in: usize,
+    pub dir: &'a Path,
+    /// Names the spill files of buckets split again (unique per thread).
+    pub name: &'a str,
+}
+
+/// Counts bucket `b` of `src`, handing its positions to `emit` in key
+/// order; gives the number of times a bucket had to be split again.
+pub fn count_bucket(
+    spec: &CountSpec<'_>,
+    src: &Spilled,
+    b: usize,
+    scratch: &mut Scratch,
+    emit: &mut dyn FnMut(&Group) -> Result<(), BuildError>,
+) -> Result<u64, BuildError> {
+    let halving = spec.counting == Counting::Polyglot;
+    let n = src.len(b);
+    if n == 0 {
+        return Ok(0);
+    }
+    // The usual case: sort the bucket's events by key.
+    if budget::sorts(n, spec.bytes) {
+        let mut events = std::mem::take(&mut scratch.events);
+        events.clear();
+        src.append(b, &mut scratch.bytes, &mut events)?;
+        let skip = BUCKET_BITS * (src.level() as u32 + 1);
+        sort_events(&mut events, &mut scratch.sort, skip);
+        let mut group = std::mem::take(&mut scratch.group);
+        let counted = count_sorted(&events, halving, &mut group, |g| emit(g));
+        (scratch.events, scratch.group) = (events, group);
+        return counted.map(|()| 0);
+    }
+    // Too many events to sort: add them up, if the positions fit.
+    let mut map = MapCount::new(spec.bytes, halving);
+    let read =
+        src.read(b, &mut scratch.bytes, &mut scratch.chunk, |ev| if map.add(ev) { Ok(()) } else { Err(Stop::Full) });
+    match read {
+        Ok(()) => {
+            for g in map.into_sorted() {
+                emit(&g)?;
+            }
+            return Ok(0);
+        }
+        Err(Stop::Full) => drop(map),
+        Err(Stop::Spill(e)) => return Err(e.into()),
+    }
+    // Too many positions: split the bucket by the next key bits.
+    if src.level() >= MAX_LEVEL {
+        return Err(BuildError::Budget { bytes: spec.bytes });
+    }
+    let level = src.level() + 1;
+    let name = format!("{}-{level}-{b}", spec.name);
+    let mut deeper = Buckets::new(level, src.layout(), budget::split_limit(spec.bytes), spec.dir, name);
+    src.read(b, &mut scratch.bytes, &mut scratch.chunk, |ev| deeper.push(ev))?;
+    let deeper = deeper.finish(spec.fan_in)?;
+    let mut splits = 1;
+    for sub in 0..BUCKETS {
+        splits += count_bucket(spec, &deeper, sub, scratch, emit)?;
+    }
+    Ok(splits)
+}
+
+/// Why reading a bucket into a map stopped.
+enum Stop {
+    Full,
+    Spill(SpillError),
+}
+
+impl From<SpillError> for Stop {
+    fn from(e: SpillError) -> Stop {
+        Stop::Spill(e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::event::{scrambled, Layout};
     use super::*;
+    use crate::testdata::TempDir;
 
     fn ev(key: u64, mv: u16, points: u8) -> Event {
         Event::new(key, mv, 0, points, true)
@@ -356,5 +451,76 @@ mod tests {
         assert_eq!(counts(&by_map), counts(&by_sort));
         let mut small = MapCount::new(1000, true);
         assert!(!small.add(&events), "300 positions pass a 1000-byte budget");
+    }
+
+    fn count_all(spec: &CountSpec<'_>, src: &Spilled) -> (Vec<Group>, u64) {
+        let mut groups = Vec::new();
+        let mut splits = 0;
+        let mut scratch = Scratch::default();
+        for b in 0..BUCKETS {
+            splits += count_bucket(spec, src, b, &mut scratch, &mut |g| {
+                groups.push(g.clone());
+                Ok(())
+            })
+            .unwrap();
+        }
+        (groups, splits)
+    }
+
+    #[test]
+    fn counts_are_the_same_held_spilled_combined_or_split_again() {
+        for layout in [Layout::Full, Layout::Compact] {
+            counts_are_the_same_in(layout);
+        }
+    }
+
+    fn counts_are_the_same_in(layout: Layout) {
+        let dir = TempDir::new("partition");
+        let input = scrambled(20_000, 2, 1);
+        let spec =
+            |bytes, fan_in| CountSpec { counting: Counting::Polyglot, bytes, fan_in, dir: dir.path(), name: "t" };
+        let mut held = Buckets::new(0, layout, usize::MAX, dir.path(), "held".into());
+        held.push(&input).unwrap();
+        let held = held.finish(64).unwrap();
+        assert_eq!(held.file_count, 0);
+        let (want, splits) = count_all(&spec(1 << 20, 64), &held);
+        assert_eq!((want.len(), splits), (20_000, 0));
+        assert!(want.windows(2).all(|w| w[0].key < w[1].key), "positions in key order");
+        assert!(want.iter().all(|g| g.moves.iter().map(|r| r.n).sum::<u32>() == 2));
+        // 200 bytes a bucket: buckets of more than 8 events go to a map,
+        // which holds no position: they are split again.
+        for (limit, fan_in, bytes) in [(1000, 64, 1 << 20), (1000, 3, 1 << 20), (700, 2, 200)] {
+            let mut b = Buckets::new(0, layout, limit, dir.path(), format!("s{limit}-{fan_in}"));
+            for chunk in input.chunks(333) {
+                b.push(chunk).unwrap();
+            }
+            let src = b.finish(fan_in).unwrap();
+            assert!(src.file_count >= input.len() / (limit + 333), "{}", src.file_count);
+            let (got, splits) = count_all(&spec(bytes, fan_in), &src);
+            // `first` only orders the moves of a position: leave it out.
+            type Counts = Vec<(u64, Vec<(u16, u32, u32, u8)>)>;
+            let counts = |gs: &[Group]| -> Counts {
+                gs.iter().map(|g| (g.key, g.moves.iter().map(|r| (r.mv, r.n, r.sum, r.flags)).collect())).collect()
+            };
+            assert!(counts(&got) == counts(&want), "{layout:?}, limit {limit}, fan-in {fan_in}, {bytes} bytes");
+            assert_eq!(splits > 0, bytes == 200);
+        }
+    }
+
+    #[test]
+    fn a_bucket_that_cannot_be_split_enough_is_a_budget_error() {
+        let dir = TempDir::new("partition-budget");
+        let mut b = Buckets::new(MAX_LEVEL, Layout::Full, usize::MAX, dir.path(), "x".into());
+        // 50 positions in one bucket of the deepest level (key bits 4 to 15 clear).
+        let one_bucket: Vec<Event> = (1..=50u64).map(|i| Event::new(i << 20, 0, 0, 0, false)).collect();
+        b.push(&one_bucket).unwrap();
+        let src = b.finish(64).unwrap();
+        let spec = CountSpec { counting: Counting::Yacb, bytes: 64, fan_in: 64, dir: dir.path(), name: "t" };
+        let mut failed = false;
+        for bucket in 0..BUCKETS {
+            let r = count_bucket(&spec, &src, bucket, &mut Scratch::default(), &mut |_| Ok(()));
+            failed |= matches!(r, Err(BuildError::Budget { .. }));
+        }
+        assert!(failed);
     }
 }

@@ -1,14 +1,20 @@
 //! From counted position groups to book entries: Polyglot as `polyglot
 //! make-book` (see [`crate::book::make_book`]) and YACB as
 //! [`crate::book::stats`], with the `elo` field taken from the games'
-//! ratings ([`rating_to_elo`]).
+//! ratings ([`rating_to_elo`]); and the body files that hold them, a range
+//! of buckets each ([`count_body`]), put one after another into the book.
 
-use super::count::{Group, WHITE};
+use super::count::{count_bucket, CountSpec, Group, Scratch, WHITE};
+use super::held::Spilled;
+use super::pipeline::Counted;
+use super::{io_err, BuildError, Target};
 use crate::book::convert::UNKNOWN_ELO;
 use crate::book::make_book::{book_entry, keeps, MakeBookOptions};
 use crate::book::polyglot::PolyglotEntry;
 use crate::book::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
 use crate::types::Move;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// The rating the YACB baseline (Stockfish, 1 thread, 1M nodes per move =
 /// elo 0) is taken to play at on the players' scale. CCRL 40/15 lists
@@ -81,9 +87,75 @@ pub fn yacb_entry(group: &Group, min_game: u32, elo: Option<i32>) -> Option<Yacb
     })
 }
 
+/// Counts the buckets `buckets` of `src` and writes their entries for
+/// `target` to `path`.
+pub fn count_body(
+    spec: &CountSpec<'_>,
+    src: &Spilled,
+    target: &Target,
+    buckets: std::ops::Range<usize>,
+    path: &Path,
+    scratch: &mut Scratch,
+) -> Result<Counted, BuildError> {
+    let file = std::fs::File::create(path).map_err(io_err(path))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+    let mut counted = Counted::default();
+    let mut entries = Vec::new();
+    let mut emit = |g: &Group| -> Result<(), BuildError> {
+        match target {
+            Target::Polyglot(book) => {
+                polyglot_entries(g, book, &mut entries);
+                for (e, _) in &entries {
+                    w.write_all(&e.to_bytes()).map_err(io_err(path))?;
+                    counted.entries += 1;
+                }
+            }
+            Target::Yacb { min_game, elo, .. } => {
+                if let Some(e) = yacb_entry(g, *min_game, *elo) {
+                    w.write_all(&e.encode()).map_err(io_err(path))?;
+                    counted.entries += 1;
+                }
+            }
+        }
+        Ok(())
+    };
+    let mut splits = 0;
+    for b in buckets {
+        splits += count_bucket(spec, src, b, scratch, &mut emit)?;
+    }
+    w.flush().map_err(io_err(path))?;
+    counted.splits = splits;
+    Ok(counted)
+}
+
+/// Writes the book at `out`: `header`, then the bodies one after another.
+pub fn concatenate(out: &Path, header: &[u8], bodies: &[PathBuf]) -> Result<(), BuildError> {
+    let mut failed = None;
+    let written = crate::atomic_file::write_with(out, 1 << 16, |w| {
+        w.write_all(header)?;
+        for body in bodies {
+            match std::fs::File::open(body) {
+                Ok(mut f) => {
+                    std::io::copy(&mut f, w)?;
+                }
+                Err(e) => {
+                    failed = Some(io_err(body)(e));
+                    return Err(std::io::Error::other("body missing"));
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written.map_err(io_err(out))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::count::{Rec, HEAD, WHITE};
+    use super::super::count::{Rec, WHITE};
+    use super::super::event::HEAD;
     use super::*;
 
     #[test]

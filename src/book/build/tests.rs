@@ -4,6 +4,7 @@ use crate::book::polyglot;
 use crate::book::stats::{statistical_entries, StatsOptions};
 use crate::book::yacb::{Elo, YacbBook};
 use crate::pgn;
+use std::io::Write;
 
 #[derive(Default)]
 struct Quiet {
@@ -187,30 +188,4 @@ fn damaged_input_writes_nothing_and_reports_the_summary() {
     let allow = BuildOptions { allow_damaged: true, ..opts };
     let summary = build(&[input], &out, &allow, &mut Quiet::default()).expect("writes with allow_damaged");
     assert!(out.exists() && summary.entries > 0);
-}
-
-#[test]
-fn the_budget_shares_memory_and_reads_as_many_runs_as_files_and_memory_allow() {
-    let target = Target::Polyglot(MakeBookOptions::default());
-    let files = open_file_limit().unwrap_or(1024).saturating_sub(SPARE_FILES);
-    let b = budget(&options(target.clone(), 2, 128));
-    // An eighth of 128 MB holds 511 indexes of 32 kB and 8 bytes.
-    let by_memory = (128 << 20) / 8 / run::INDEX_BYTES;
-    assert_eq!(by_memory, 511);
-    assert_eq!(b.fan_in, files.min(by_memory).max(MIN_FAN_IN));
-    assert_eq!(budget(&options(target.clone(), 1, 1)).fan_in, MIN_FAN_IN);
-    // Reading the games: the held events and the pipeline's buffers stay
-    // within 80% of the budget; counting: the held events and each
-    // thread's bucket within it.
-    let pipeline = b.tokens * b.batch * 4 + 2 * b.batch * 12 + (6 << 20);
-    let held = b.held * held_event_bytes(Layout::Compact);
-    assert!(held + pipeline <= 128 << 20, "{b:?}");
-    assert!(held + 2 * b.bucket <= 128 << 20, "{b:?}");
-    // YACB's full events take more room each: fewer are held.
-    let yacb = budget(&options(Target::Yacb { max_ply: 40, min_game: 1, elo: None }, 2, 128));
-    assert!(yacb.held * held_event_bytes(Layout::Full) + pipeline <= 128 << 20, "{yacb:?}");
-    assert!(yacb.held < b.held);
-    // A set fan-in and bucket size win.
-    let set = BuildOptions { merge_fan_in: Some(5), bucket_bytes: Some(777), ..options(target, 2, 128) };
-    assert_eq!((budget(&set).fan_in, budget(&set).bucket), (5, 777));
 }

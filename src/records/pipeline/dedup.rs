@@ -27,38 +27,47 @@ const HOT_KEYS: usize = 1 << 20;
 struct Spill<'a> {
     dir: &'a TempDir,
     prefix: &'static str,
-    files: HashMap<usize, BufWriter<File>>,
+    files: HashMap<usize, (BufWriter<File>, u64)>,
+}
+
+/// The bytes written to each part of a [`Spill`].
+struct Written {
+    prefix: &'static str,
+    lens: HashMap<usize, u64>,
 }
 
 impl Spill<'_> {
     fn push(&mut self, part: usize, values: &[u64]) -> std::io::Result<()> {
-        let w = match self.files.entry(part) {
+        let (w, len) = match self.files.entry(part) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let f = File::create(self.dir.file(&format!("{}-{part}", self.prefix)))?;
-                v.insert(BufWriter::new(f))
+                v.insert((BufWriter::new(f), 0))
             }
         };
         for v in values {
             w.write_all(&v.to_le_bytes())?;
         }
+        *len += 8 * values.len() as u64;
         Ok(())
     }
 
-    fn finish(self) -> std::io::Result<()> {
-        for (_, w) in self.files {
+    fn finish(self) -> std::io::Result<Written> {
+        let mut lens = HashMap::new();
+        for (part, (w, len)) in self.files {
             w.into_inner().map_err(|e| e.into_error())?;
+            lens.insert(part, len);
         }
-        Ok(())
+        Ok(Written { prefix: self.prefix, lens })
     }
+}
 
-    /// The u64s of part `part` (none when it was never written).
-    fn read(dir: &TempDir, prefix: &str, part: usize) -> std::io::Result<Vec<u64>> {
-        let bytes = match std::fs::read(dir.file(&format!("{prefix}-{part}"))) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
+impl Written {
+    /// The u64s of part `part` (none when it was never written), checked
+    /// to be what was written.
+    fn read(&self, dir: &TempDir, part: usize) -> Result<Vec<u64>, RecordError> {
+        let len = self.lens.get(&part).copied().unwrap_or(0);
+        let bytes = dir.read_back(&format!("{}-{part}", self.prefix), len)?;
         Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
     }
 }
@@ -107,9 +116,9 @@ pub fn dedup(
         progress(read / 3);
     }
     drop(hot);
-    buckets.finish()?;
+    let keys = buckets.finish()?;
     for b in 0..k {
-        let flat = Spill::read(&dir, "keys", b)?;
+        let flat = keys.read(&dir, b)?;
         let mut pairs: Vec<(u64, u64)> = flat.chunks_exact(2).map(|c| (c[0], c[1])).collect();
         drop(flat);
         pairs.sort_unstable();
@@ -122,14 +131,15 @@ pub fn dedup(
         }
         progress(third + third * (b as u64 + 1) / k as u64);
     }
-    drops.finish()?;
-    write_without(data, &dir, range, out, progress)
+    let drops = drops.finish()?;
+    write_without(data, &dir, &drops, range, out, progress)
 }
 
 /// Pass 3: the input without the positions on the drop list.
 fn write_without(
     data: &[u8],
     dir: &TempDir,
+    drops: &Written,
     range: u64,
     out: &mut dyn Write,
     progress: &mut dyn FnMut(u64),
@@ -146,7 +156,7 @@ fn write_without(
             let p = (index / range) as usize;
             if p != part {
                 part = p;
-                list = Spill::read(dir, "drops", p)?;
+                list = drops.read(dir, p)?;
                 list.sort_unstable();
                 at = 0;
             }

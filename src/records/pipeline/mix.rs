@@ -8,7 +8,8 @@
 //! outputs (`game i` to part `i mod parts`), or fills each part with
 //! `games_per_part` games in order.
 
-use super::{games, Rng, Summary};
+use super::{games, Summary};
+use crate::codec::SplitMix64;
 use crate::records::{framing, RecordError};
 use std::io::Write;
 
@@ -22,7 +23,7 @@ pub fn interleave(
     let mut remaining: Vec<u64> = inputs.iter().map(|d| framing(d).games).collect();
     let mut iters: Vec<_> = inputs.iter().map(|d| games(d)).collect();
     let mut total: u64 = remaining.iter().sum();
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut summary = Summary::default();
     let mut read = 0u64;
     while total > 0 {

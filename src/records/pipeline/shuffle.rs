@@ -5,10 +5,12 @@
 //! choice), `k = ⌈input bytes / memory⌉` (one-ply games take about ten
 //! times the bytes of a position in a game, so `positions` multiplies the
 //! estimate by 10). Pass 2 reads one bucket at a time, shuffles its games
-//! (Fisher–Yates, the same generator) and writes them. The order depends
+//! (Fisher–Yates, the same generator: [`crate::codec::SplitMix64`] seeded
+//! with the seed) and writes them. The order depends
 //! only on the input, the seed, `memory` and `positions`.
 
-use super::{games, parts_for, write_kept, Rng, Summary, TempDir};
+use super::{damaged, games, parts_for, write_kept, Summary, TempDir};
+use crate::codec::SplitMix64;
 use crate::records::{framing_spans, RecordError};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -31,7 +33,8 @@ pub fn shuffle(
     for i in 0..k {
         buckets.push(BufWriter::new(File::create(dir.file(&format!("bucket-{i}")))?));
     }
-    let mut rng = Rng::new(seed);
+    let mut written = vec![0u64; k];
+    let mut rng = SplitMix64::new(seed);
     let mut summary = Summary::default();
     let mut read = 0u64;
     let mut spare = Vec::new();
@@ -46,14 +49,16 @@ pub fn shuffle(
             summary.positions_unstorable += s.positions_unstorable;
             for span in framing_spans(&spare) {
                 let b = rng.below(k as u64) as usize;
-                if let (Some(w), Some(bytes)) = (buckets.get_mut(b), spare.get(span)) {
+                if let (Some(w), Some(n), Some(bytes)) = (buckets.get_mut(b), written.get_mut(b), spare.get(span)) {
                     w.write_all(bytes)?;
+                    *n += bytes.len() as u64;
                 }
             }
         } else {
             let b = rng.below(k as u64) as usize;
-            if let Some(w) = buckets.get_mut(b) {
+            if let (Some(w), Some(n)) = (buckets.get_mut(b), written.get_mut(b)) {
                 w.write_all(item.bytes)?;
+                *n += item.bytes.len() as u64;
             }
         }
         read += item.bytes.len() as u64;
@@ -62,12 +67,14 @@ pub fn shuffle(
     for w in buckets {
         w.into_inner().map_err(|e| e.into_error())?;
     }
-    for i in 0..k {
-        let bytes = std::fs::read(dir.file(&format!("bucket-{i}")))?;
+    for (i, &len) in written.iter().enumerate() {
+        let name = format!("bucket-{i}");
+        let bytes = dir.read_back(&name, len)?;
         let mut spans = framing_spans(&bytes);
-        for j in (1..spans.len()).rev() {
-            spans.swap(j, rng.below(j as u64 + 1) as usize);
+        if spans.last().map_or(0, |s| s.end) != bytes.len() {
+            return Err(damaged(&dir.file(&name), "not whole games"));
         }
+        rng.shuffle(&mut spans);
         for span in spans {
             if let Some(game) = bytes.get(span) {
                 out.write_all(game)?;

@@ -129,6 +129,29 @@ fn shuffle_is_a_seeded_permutation_in_bounded_memory() {
     assert_eq!(got, want);
 }
 
+/// With one bucket the order is the codec's Fisher–Yates over the games,
+/// the generator seeded with the seed after one draw a game (the deal to
+/// the bucket): a permutation, the same for a seed on every machine.
+#[test]
+fn shuffle_is_the_codecs_fisher_yates_for_a_seed() {
+    let (file, _) = corpus();
+    let path = scratch("shuffle-codec");
+    let spans = framing_spans(&file);
+    for seed in [0, 7, u64::MAX] {
+        let mut out = Vec::new();
+        shuffle(&file, seed, 1 << 30, false, &path, &mut out, &mut |_| {}).unwrap();
+        let mut rng = crate::codec::SplitMix64::new(seed);
+        for _ in &spans {
+            rng.next_u64();
+        }
+        let mut order = spans.clone();
+        rng.shuffle(&mut order);
+        let want: Vec<u8> = order.iter().flat_map(|s| file[s.clone()].iter().copied()).collect();
+        assert_eq!(out, want, "seed {seed}");
+        assert_eq!(sorted_games(&out), sorted_games(&file), "a permutation");
+    }
+}
+
 #[test]
 fn interleave_keeps_every_game_and_each_inputs_order() {
     let (file, _) = corpus();
@@ -175,4 +198,22 @@ fn tools_stop_at_damaged_input() {
     assert!(filter(cut, &FilterOptions::default(), &mut out, &mut |_| {}).is_err());
     assert!(dedup(cut, 1 << 20, &scratch("damaged"), &mut out, &mut |_| {}).is_err());
     assert!(interleave(&[cut], 1, &mut out, &mut |_| {}).is_err());
+}
+
+#[test]
+fn a_temporary_file_reads_back_only_as_written() {
+    let out = scratch("read-back");
+    let dir = TempDir::beside(&out).unwrap();
+    std::fs::write(dir.file("t"), [1u8, 2, 3, 4]).unwrap();
+    assert_eq!(dir.read_back("t", 4).unwrap(), [1, 2, 3, 4]);
+    for len in [3, 5] {
+        let e = dir.read_back("t", len).unwrap_err();
+        assert!(
+            matches!(&e, RecordError::Io(io) if io.kind() == std::io::ErrorKind::InvalidData),
+            "{len} bytes written: {e}"
+        );
+        assert!(e.to_string().contains("temporary file damaged"), "{e}");
+    }
+    assert!(dir.read_back("never-written", 0).unwrap().is_empty());
+    assert!(dir.read_back("never-written", 8).is_err());
 }
