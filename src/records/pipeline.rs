@@ -27,7 +27,6 @@ pub mod shuffle;
 
 use super::{contradiction, Game, GameRecorder, Reader, RecordError};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 /// What a tool read and wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -152,29 +151,6 @@ impl Rng {
                 return r % n;
             }
         }
-    }
-}
-
-/// A directory of temporary files beside an output, removed when dropped.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    /// Creates `.NAME.work-PID` beside `output`.
-    pub fn beside(output: &Path) -> std::io::Result<TempDir> {
-        let (dir, name) = crate::atomic_file::dir_and_name(output);
-        let path = dir.join(format!(".{name}.work-{}", std::process::id()));
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -14,7 +14,8 @@
 //! 3. The input is read again; the positions on the drop list are left
 //!    out (runs of kept positions become games, see [`super`]).
 
-use super::{games, parts_for, write_kept, Summary, TempDir};
+use super::{games, parts_for, write_kept, Summary};
+use crate::codec::TempDir;
 use crate::records::RecordError;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;

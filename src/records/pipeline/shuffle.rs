@@ -8,7 +8,8 @@
 //! (Fisher–Yates, the same generator) and writes them. The order depends
 //! only on the input, the seed, `memory` and `positions`.
 
-use super::{games, parts_for, write_kept, Rng, Summary, TempDir};
+use super::{games, parts_for, write_kept, Rng, Summary};
+use crate::codec::TempDir;
 use crate::records::{framing_spans, RecordError};
 use std::fs::File;
 use std::io::{BufWriter, Write};

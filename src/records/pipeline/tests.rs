@@ -5,6 +5,7 @@ use super::shuffle::shuffle;
 use super::*;
 use crate::records::tests::corpus;
 use crate::records::{framing_spans, parse, score};
+use std::path::PathBuf;
 
 /// (FEN, move) of every position of a record file, in order.
 fn positions(data: &[u8]) -> Vec<(String, crate::types::Move, u16)> {
