@@ -8,7 +8,7 @@ use thiserror::Error;
 /// A read ran past the end of the data: `needed` bytes at `offset`, in data
 /// of `len` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
-#[error("truncated at offset {offset}: {needed} bytes needed, the data ends at {len}")]
+#[error("truncated: {needed} bytes needed at offset {offset}, the data ends at offset {len}")]
 pub struct Truncated {
     /// Where the read started (from the start of the data).
     pub offset: u64,
