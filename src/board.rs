@@ -15,6 +15,7 @@
 //! * Castling is king-takes-rook internally; `castling_rooks` tells which
 //!   rook each right belongs to, so Chess960 needs no special cases.
 
+pub mod builder;
 mod consistency;
 mod display;
 pub mod fen;
@@ -28,6 +29,7 @@ use crate::attacks;
 use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
 use zobrist::{KeyScheme, Zobrist};
 
+pub use builder::{BoardBuilder, BuildError};
 pub use fen::FenError;
 pub use movegen::MoveList;
 pub use polyglot_board::PolyglotBoard;

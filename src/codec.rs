@@ -1,9 +1,15 @@
-//! What the on-disk formats and the seeded tools share, written once: the
-//! 64-bit FNV-1a checksum (one-shot and streaming) and the SplitMix64
-//! generator with its `below` and `shuffle`.
+//! What the on-disk formats and the seeded tools share, written once: one
+//! way to read and write bytes, file errors that name their file, a
+//! scratch directory, the 64-bit FNV-1a checksum (one-shot and streaming)
+//! and the SplitMix64 generator with its `below` and `shuffle`.
 //!
 //! | item | definition |
 //! | --- | --- |
+//! | [`Reader`] | cursor over `&[u8]`: `u8`, `i8`, `{u,i}{16,32,64}_le`, `f32_le`, `u{16,32,64}_be`, `bytes(n)`, `array::<N>()`, `skip(n)`; each read moves past its bytes or fails and stays put |
+//! | [`Truncated`] | the one "ran past the end" error: `offset` (where the read started), `needed` (bytes), `len` (of the data) |
+//! | [`Put`], [`WriteBytes`] | the same values appended to a `Vec<u8>` or a [`Fixed`] record (`put_*`), or written to an `io::Write` (`write_*`) |
+//! | [`PathIoError`], [`IoAt::at`], [`read_file`] | an `io::Error` with the path it happened on; prints `PATH: ERROR` |
+//! | [`TempDir`] | a directory removed (with its files) when dropped |
 //! | [`fnv1a64`], [`Fnv1a64`] | `h = 0xcbf29ce484222325`; per byte `h = (h ^ b) · 0x100000001b3` (mod 2⁶⁴) |
 //! | [`SplitMix64`] | state `s`; per output `s += 0x9E3779B97F4A7C15`, then [`mix`]`(s)` |
 //! | [`mix`] | `z ^= z >> 30; z ·= 0xBF58476D1CE4E5B9; z ^= z >> 27; z ·= 0x94D049BB133111EB; z ^ (z >> 31)` |
@@ -12,6 +18,12 @@
 //!
 //! Every stream is the same on every platform: checkpoints, networks,
 //! shuffled training data and self-play openings depend on it.
+
+mod bytes;
+mod fs;
+
+pub use bytes::{Fixed, Put, Reader, Truncated, WriteBytes};
+pub use fs::{read_file, IoAt, PathIoError, TempDir};
 
 /// FNV-1a's offset basis.
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

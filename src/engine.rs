@@ -297,7 +297,7 @@ impl Engine {
                 let kept = if self.net.is_some() { "the network in use" } else { "the hand-written evaluation" };
                 // An I/O error names the path itself.
                 let what =
-                    if matches!(e, crate::nnue::NetError::Io { .. }) { e.to_string() } else { format!("{path}: {e}") };
+                    if matches!(e, crate::nnue::NetError::Io(_)) { e.to_string() } else { format!("{path}: {e}") };
                 format!("EvalFile {what}; {kept} is kept")
             }
         }

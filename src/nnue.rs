@@ -49,6 +49,7 @@ pub mod accumulator;
 pub mod file;
 pub mod float;
 pub mod forward;
+pub mod header;
 
 #[cfg(test)]
 mod tests;

@@ -53,7 +53,8 @@ pub mod pipeline;
 pub mod score;
 pub mod text;
 
-use crate::board::{castle_index, Board, FenError, BLACK_OO, BLACK_OOO, WHITE_OO, WHITE_OOO};
+use crate::board::{castle_index, Board, BoardBuilder, BuildError, BLACK_OO, BLACK_OOO, WHITE_OO, WHITE_OOO};
+use crate::codec::{self, Put};
 use crate::types::{Bitboard, Color, Move, PieceType, Square};
 use thiserror::Error;
 
@@ -150,8 +151,8 @@ impl Game {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RecordError {
-    #[error("game {game}: the file ends inside the game (at offset {offset})")]
-    Truncated { game: u64, offset: u64 },
+    #[error("game {game}: the file ends inside the game ({source})")]
+    Truncated { game: u64, source: codec::Truncated },
     #[error("game {game}: overlapping piece bitboards at offset {offset}")]
     BadBitboards { game: u64, offset: u64 },
     #[error("game {game}: side-to-move byte {value} at offset {offset} (must be 0 or 1)")]
@@ -161,7 +162,7 @@ pub enum RecordError {
     #[error("game {game}: bad castling data at offset {offset}: {reason}")]
     BadCastling { game: u64, offset: u64, reason: String },
     #[error("game {game}: illegal start position at offset {offset}: {source}")]
-    BadPosition { game: u64, offset: u64, source: FenError },
+    BadPosition { game: u64, offset: u64, source: BuildError },
     #[error("game {game}: result byte {value} at offset {offset} (must be 0, 1 or 2)")]
     BadResult { game: u64, offset: u64, value: u8 },
     #[error("game {game}, ply {ply}: move {raw:#06x} at offset {offset} is not legal")]
@@ -248,8 +249,8 @@ impl GameRecorder {
                 });
             }
         }
-        self.buf.extend_from_slice(&self.board.to_record_move(mv).to_le_bytes());
-        self.buf.extend_from_slice(&score.to_le_bytes());
+        self.buf.put_u16_le(self.board.to_record_move(mv));
+        self.buf.put_u16_le(score);
         self.buf.push(visits.len() as u8);
         self.buf.extend_from_slice(visits);
         self.board.make_move(mv);
@@ -283,7 +284,7 @@ fn write_header(b: &Board, out: &mut Vec<u8>) -> Result<(), RecordError> {
     let (rooks, queens, kings) = (t(PieceType::Rook), t(PieceType::Queen), t(PieceType::King));
     for bb in [b.color_bb(Color::Black).0, rooks | queens | kings, knights | bishops | kings, pawns | bishops | queens]
     {
-        out.extend_from_slice(&bb.to_le_bytes());
+        out.put_u64_le(bb);
     }
     out.push(b.side_to_move() as u8);
     out.push(b.ep_square().map_or(0, |s| s.index() as u8));
@@ -298,7 +299,7 @@ fn write_header(b: &Board, out: &mut Vec<u8>) -> Result<(), RecordError> {
     }
     out.push(rights);
     out.push(halfmove);
-    out.extend_from_slice(&b.fullmove_number().to_le_bytes());
+    out.put_u16_le(b.fullmove_number());
     for (color, king_side) in [(Color::White, false), (Color::White, true), (Color::Black, false), (Color::Black, true)]
     {
         let idx = castle_index(color, king_side);
@@ -324,57 +325,27 @@ fn sorted_legal(b: &Board) -> Vec<(u16, Move)> {
 
 // ----- reading ---------------------------------------------------------------
 
-/// Little-endian cursor over the input that reports truncation with offsets.
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
-    game: u64,
-}
-
-impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], RecordError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
-        match end.and_then(|e| self.data.get(self.pos..e)) {
-            Some(s) => {
-                self.pos += n;
-                Ok(s)
-            }
-            None => Err(RecordError::Truncated { game: self.game, offset: self.data.len() as u64 }),
-        }
-    }
-
-    fn u8(&mut self) -> Result<u8, RecordError> {
-        Ok(self.take(1)?.first().copied().unwrap_or(0))
-    }
-
-    fn u16(&mut self) -> Result<u16, RecordError> {
-        let s = self.take(2)?;
-        Ok(u16::from_le_bytes([s.first().copied().unwrap_or(0), s.get(1).copied().unwrap_or(0)]))
-    }
-
-    fn u64(&mut self) -> Result<u64, RecordError> {
-        let s = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(s);
-        Ok(u64::from_le_bytes(a))
-    }
+/// The error of a read past the end inside game `game`.
+fn cut(game: u64) -> impl Fn(codec::Truncated) -> RecordError + Copy {
+    move |source| RecordError::Truncated { game, source }
 }
 
 /// Iterates over the games of a file, validating each; stops after the
 /// first error (which it yields).
 pub struct Reader<'a> {
-    cur: Cursor<'a>,
+    cur: codec::Reader<'a>,
+    game: u64,
     failed: bool,
 }
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { cur: Cursor { data, pos: 0, game: 0 }, failed: false }
+        Reader { cur: codec::Reader::new(data), game: 0, failed: false }
     }
 
     /// Byte offset of the next game.
     pub fn offset(&self) -> u64 {
-        self.cur.pos as u64
+        self.cur.offset() as u64
     }
 }
 
@@ -382,12 +353,12 @@ impl Iterator for Reader<'_> {
     type Item = Result<Game, RecordError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.cur.pos >= self.cur.data.len() {
+        if self.failed || self.cur.is_empty() {
             return None;
         }
-        let r = decode_game(&mut self.cur);
+        let r = decode_game(&mut self.cur, self.game);
         match r {
-            Ok(_) => self.cur.game += 1,
+            Ok(_) => self.game += 1,
             Err(_) => self.failed = true,
         }
         Some(r)
@@ -423,9 +394,18 @@ pub fn validate(data: &[u8]) -> Result<Totals, RecordError> {
 pub fn scan(data: &[u8]) -> Result<u64, RecordError> {
     let f = framing(data);
     if f.complete_bytes < data.len() as u64 {
-        return Err(RecordError::Truncated { game: f.games, offset: data.len() as u64 });
+        return Err(torn(data, &f));
     }
     Ok(f.games)
+}
+
+/// The error of the game after the whole games of `f`, which the file cuts
+/// short: where its framing needs more bytes than there are.
+pub fn torn(data: &[u8], f: &Framing) -> RecordError {
+    let mut cur = codec::Reader::at(data, f.complete_bytes as usize);
+    // The framing stopped there, so stepping over the game fails.
+    let source = frame_one(&mut cur).err().unwrap_or(cur.truncated(1));
+    RecordError::Truncated { game: f.games, source }
 }
 
 /// Where the framing of a file's games ends: see [`framing`].
@@ -459,20 +439,20 @@ pub fn framing_spans(data: &[u8]) -> Vec<std::ops::Range<usize>> {
 
 /// The byte ranges of the whole games at the start of `data`, by framing.
 fn spans(data: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    let mut cur = Cursor { data, pos: 0, game: 0 };
+    let mut cur = codec::Reader::new(data);
     std::iter::from_fn(move || {
-        let start = cur.pos;
-        (start < data.len() && frame_one(&mut cur).is_ok()).then_some(start..cur.pos)
+        let start = cur.offset();
+        (!cur.is_empty() && frame_one(&mut cur).is_ok()).then_some(start..cur.offset())
     })
 }
 
 /// Steps over one game's framing.
-fn frame_one(cur: &mut Cursor) -> Result<(), RecordError> {
-    cur.take(HEADER_BYTES)?;
-    while cur.u16()? != 0 {
-        cur.take(2)?;
+fn frame_one(cur: &mut codec::Reader) -> Result<(), codec::Truncated> {
+    cur.skip(HEADER_BYTES)?;
+    while cur.u16_le()? != 0 {
+        cur.skip(2)?;
         let n = cur.u8()?;
-        cur.take(n as usize)?;
+        cur.skip(n as usize)?;
     }
     Ok(())
 }
@@ -483,26 +463,26 @@ pub fn map(path: &std::path::Path) -> Result<memmap2::Mmap, RecordError> {
     Ok(crate::mapped::map_file(&file)?)
 }
 
-fn decode_game(cur: &mut Cursor) -> Result<Game, RecordError> {
-    let game = cur.game;
-    let start_offset = cur.pos as u64;
-    let start = decode_header(cur)?;
-    let result_offset = cur.pos as u64;
-    let value = cur.u8()?;
+fn decode_game(cur: &mut codec::Reader, game: u64) -> Result<Game, RecordError> {
+    let cut = cut(game);
+    let start_offset = cur.offset() as u64;
+    let start = decode_header(cur, game)?;
+    let result_offset = cur.offset() as u64;
+    let value = cur.u8().map_err(cut)?;
     let result = GameResult::from_byte(value).ok_or(RecordError::BadResult { game, offset: result_offset, value })?;
     let mut board = start.clone();
     let mut plies = Vec::new();
     loop {
-        let offset = cur.pos as u64;
-        let raw = cur.u16()?;
+        let offset = cur.offset() as u64;
+        let raw = cur.u16_le().map_err(cut)?;
         if raw == 0 {
             break;
         }
         let ply = plies.len() + 1;
-        let score = cur.u16()?;
-        let count_offset = cur.pos as u64;
-        let count = cur.u8()?;
-        let visits = cur.take(count as usize)?.to_vec();
+        let score = cur.u16_le().map_err(cut)?;
+        let count_offset = cur.offset() as u64;
+        let count = cur.u8().map_err(cut)?;
+        let visits = cur.bytes(count as usize).map_err(cut)?.to_vec();
         let legal = sorted_legal(&board);
         let mv = match legal.binary_search_by_key(&raw, |&(r, _)| r) {
             Ok(i) => legal.get(i).map(|&(_, m)| m),
@@ -561,18 +541,36 @@ pub(crate) fn contradiction(board: &Board, result: GameResult) -> Option<&'stati
     }
 }
 
+/// The header's fields before the result byte, as stored.
+struct Header {
+    bitboards: [u64; 4],
+    stm: u8,
+    ep: u8,
+    rights: u8,
+    halfmove: u8,
+    fullmove: u16,
+    files: [u8; 4],
+}
+
+impl Header {
+    fn read(r: &mut codec::Reader) -> Result<Header, codec::Truncated> {
+        Ok(Header {
+            bitboards: [r.u64_le()?, r.u64_le()?, r.u64_le()?, r.u64_le()?],
+            stm: r.u8()?,
+            ep: r.u8()?,
+            rights: r.u8()?,
+            halfmove: r.u8()?,
+            fullmove: r.u16_le()?,
+            files: r.array()?,
+        })
+    }
+}
+
 /// Reads the compressed board and castling files; builds a validated board.
-fn decode_header(cur: &mut Cursor) -> Result<Board, RecordError> {
-    let game = cur.game;
-    let offset = cur.pos as u64;
-    let bbs = [cur.u64()?, cur.u64()?, cur.u64()?, cur.u64()?];
-    let stm = cur.u8()?;
-    let ep = cur.u8()?;
-    let rights = cur.u8()?;
-    let halfmove = cur.u8()?;
-    let fullmove = cur.u16()?;
-    let files = [cur.u8()?, cur.u8()?, cur.u8()?, cur.u8()?];
-    let [black, rqk, nbk, pbq] = bbs;
+fn decode_header(cur: &mut codec::Reader, game: u64) -> Result<Board, RecordError> {
+    let offset = cur.offset() as u64;
+    let Header { bitboards: [black, rqk, nbk, pbq], stm, ep, rights, halfmove, fullmove, files } =
+        Header::read(cur).map_err(cut(game))?;
     let occ = rqk | nbk | pbq;
     if rqk & nbk & pbq != 0 || black & !occ != 0 {
         return Err(RecordError::BadBitboards { game, offset });
@@ -597,70 +595,46 @@ fn decode_header(cur: &mut Cursor) -> Result<Board, RecordError> {
             }
         }
     }
-    let side = match stm {
+    let side_to_move = match stm {
         0 => Color::White,
         1 => Color::Black,
         value => return Err(RecordError::BadSideToMove { game, offset: offset + 32, value }),
     };
-    let castling = castling_field(&squares, rights, files).map_err(|reason| RecordError::BadCastling {
-        game,
-        offset: offset + 34,
-        reason,
-    })?;
+    let bad_castling = |reason| RecordError::BadCastling { game, offset: offset + 34, reason };
+    if rights > 15 {
+        return Err(bad_castling(format!("rights byte {rights} uses more than 4 bits")));
+    }
+    if let Some(f) = files.iter().find(|&&f| f > 7) {
+        return Err(bad_castling(format!("rook file {f} is not a file")));
+    }
     if ep > 63 {
         return Err(RecordError::BadEnPassant { game, offset: offset + 33, value: ep });
     }
-    let ep_field = if ep == 0 { "-".to_string() } else { Square::new(ep).to_string() };
-    let placement = crate::board::fen::placement_field(&squares);
-    let stm_char = if side == Color::White { 'w' } else { 'b' };
-    let fen = format!("{placement} {stm_char} {castling} {ep_field} {halfmove} {fullmove}");
-    Board::from_fen(&fen, false).map_err(|e| match e {
-        FenError::BadEnPassant { .. } | FenError::ImpossibleEnPassant { .. } => {
-            RecordError::BadEnPassant { game, offset: offset + 33, value: ep }
+    let mut board = BoardBuilder {
+        squares,
+        side_to_move,
+        en_passant: (ep != 0).then(|| Square::new(ep)),
+        halfmove_clock: halfmove.into(),
+        fullmove_number: fullmove,
+        ..BoardBuilder::new()
+    };
+    // Record order: white O-O-O, white O-O, black O-O-O, black O-O.
+    let rights_files = [
+        (REC_WHITE_OOO, Color::White, false, files[0]),
+        (REC_WHITE_OO, Color::White, true, files[1]),
+        (REC_BLACK_OOO, Color::Black, false, files[2]),
+        (REC_BLACK_OO, Color::Black, true, files[3]),
+    ];
+    for (bit, color, king_side, file) in rights_files {
+        if rights & bit != 0 {
+            board.castle(color, king_side, file);
         }
-        FenError::CastlingWithoutKing { .. } | FenError::CastlingWithoutRook { .. } | FenError::BadCastling { .. } => {
-            RecordError::BadCastling { game, offset: offset + 34, reason: e.to_string() }
-        }
+    }
+    board.build().map_err(|e| match e {
+        BuildError::ImpossibleEnPassant { .. } => RecordError::BadEnPassant { game, offset: offset + 33, value: ep },
+        BuildError::CastlingWithoutKing { .. } | BuildError::CastlingWithoutRook { .. } => bad_castling(e.to_string()),
         source => RecordError::BadPosition { game, offset, source },
     })
-}
-
-/// The Shredder-FEN castling field of the record's rights and rook files.
-fn castling_field(squares: &[Option<crate::types::Piece>; 64], rights: u8, files: [u8; 4]) -> Result<String, String> {
-    if rights > 15 {
-        return Err(format!("rights byte {rights} uses more than 4 bits"));
-    }
-    if let Some(f) = files.iter().find(|&&f| f > 7) {
-        return Err(format!("rook file {f} is not a file"));
-    }
-    let mut s = String::new();
-    // Record order: white O-O-O, white O-O, black O-O-O, black O-O.
-    let specs = [
-        (REC_WHITE_OO, Color::White, true, files[1]),
-        (REC_WHITE_OOO, Color::White, false, files[0]),
-        (REC_BLACK_OO, Color::Black, true, files[3]),
-        (REC_BLACK_OOO, Color::Black, false, files[2]),
-    ];
-    for (bit, color, king_side, file) in specs {
-        if rights & bit == 0 {
-            continue;
-        }
-        let rank = color.relative_rank(0);
-        let king = crate::types::Piece::new(color, PieceType::King);
-        let king_file = (0..8u8).find(|&f| squares[Square::from_coords(f, rank).index()] == Some(king));
-        let Some(king_file) = king_file else {
-            return Err(format!("{color:?} castling right without a king on its back rank"));
-        };
-        if (file > king_file) != king_side || file == king_file {
-            return Err(format!("{color:?} rook file {file} is on the wrong side of the king"));
-        }
-        let letter = (b'a' + file) as char;
-        s.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
-    }
-    if s.is_empty() {
-        s.push('-');
-    }
-    Ok(s)
 }
 
 #[cfg(test)]

@@ -57,33 +57,13 @@ fn skip(why: &str) {
     });
 }
 
-/// A scratch directory for one test, removed (with its files) when dropped.
-/// The name, the process id and a counter keep tests running in parallel
-/// apart.
-pub struct TempDir(PathBuf);
+pub use crate::codec::TempDir;
 
 impl TempDir {
+    /// A scratch directory for one test, removed (with its files) when
+    /// dropped. The name, the process id and a counter keep tests running
+    /// in parallel apart.
     pub fn new(name: &str) -> TempDir {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("archivist-test-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a test directory");
-        TempDir(dir)
-    }
-
-    /// The path of `name` inside the directory.
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        TempDir::in_dir(&std::env::temp_dir(), &format!("archivist-test-{name}")).expect("create a test directory")
     }
 }

@@ -7,8 +7,8 @@
 //! Written: standard `KQkq` in standard chess, Shredder letters in Chess960.
 //! Every rejection is a [`FenError`] naming the offending field.
 
+use super::builder;
 use super::{castle_index, Board};
-use crate::attacks;
 use crate::types::{Color, Piece, PieceType, Square};
 use thiserror::Error;
 
@@ -78,8 +78,7 @@ impl Board {
         };
         b.state.rule50 = rule50;
         b.start_ply = (fullmove as u32 - 1) * 2 + u32::from(b.side == Color::Black);
-        let them = !b.side;
-        if b.is_attacked(b.king_square(them), b.side, b.occupied()) {
+        if builder::opponent_in_check(&b) {
             return Err(FenError::OpponentInCheck);
         }
         b.finish_setup();
@@ -172,17 +171,13 @@ fn parse_placement(b: &mut Board, field: &str) -> Result<(), FenError> {
             return Err(FenError::RankLength { rank: rank + 1, squares: file });
         }
     }
-    for color in Color::ALL {
-        let count = b.pieces_of(color, PieceType::King).count();
-        if count != 1 {
-            return Err(FenError::KingCount { color, count });
-        }
+    if let Some((color, count)) = builder::wrong_king_count(b) {
+        return Err(FenError::KingCount { color, count });
     }
-    let back_ranks = crate::types::Bitboard::rank(0) | crate::types::Bitboard::rank(7);
-    if let Some(square) = (b.type_bb(PieceType::Pawn) & back_ranks).next() {
-        return Err(FenError::PawnOnBackRank { square });
+    match builder::pawn_on_back_rank(b) {
+        Some(square) => Err(FenError::PawnOnBackRank { square }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn parse_castling(b: &mut Board, field: &str) -> Result<(), FenError> {
@@ -234,24 +229,6 @@ fn parse_ep(b: &mut Board, field: &str) -> Result<(), FenError> {
         return Ok(());
     }
     let sq = Square::parse(field).ok_or_else(|| FenError::BadEnPassant { found: field.to_string() })?;
-    let us = b.side;
-    let them = !us;
-    // The square a pawn of `them` just skipped: rank 6 when white is to move.
-    let impossible = FenError::ImpossibleEnPassant { square: sq };
-    if sq.rank() != us.relative_rank(5) {
-        return Err(impossible);
-    }
-    let pawn_sq = Square::from_coords(sq.file(), them.relative_rank(3));
-    let origin = Square::from_coords(sq.file(), them.relative_rank(1));
-    if b.piece_on(pawn_sq) != Some(Piece::new(them, PieceType::Pawn))
-        || b.piece_on(sq).is_some()
-        || b.piece_on(origin).is_some()
-    {
-        return Err(impossible);
-    }
-    // Kept only when a pawn of the side to move can (pseudo-legally) capture.
-    if (attacks::pawn(them, sq) & b.pieces_of(us, PieceType::Pawn)).any() {
-        b.state.ep = Some(sq);
-    }
+    b.state.ep = builder::en_passant(b, sq).ok_or(FenError::ImpossibleEnPassant { square: sq })?;
     Ok(())
 }

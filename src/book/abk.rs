@@ -45,9 +45,10 @@ use super::polyglot::{self, PolyglotEntry};
 use super::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
 use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
+use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::{Color, Move};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 pub const HEADER_LEN: usize = 25_200;
@@ -60,10 +61,10 @@ pub const SIGNATURE: &[u8; 4] = b"\x03ABK";
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum AbkError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("truncated: {len} bytes, the header alone is 25200 (offset {len})")]
-    Truncated { len: u64 },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("size {len} is not 25200 + 28·n: {extra} trailing bytes at offset {offset}")]
     BadSize { len: u64, extra: u64, offset: u64 },
     #[error("entry {index} at offset {offset}: square {value} is not 0..=63")]
@@ -80,10 +81,6 @@ pub enum AbkError {
     BadLink { index: u64, offset: u64, link: i32, end: u64 },
     #[error("entry {index} at offset {offset} is reached twice from the root (a cycle or a shared subtree)")]
     ReachedTwice { index: u64, offset: u64 },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AbkError + '_ {
-    move |source| AbkError::Io { path: path.to_path_buf(), source }
 }
 
 /// One decoded entry. Links are kept as stored (−1 or 0 for none, so the
@@ -111,41 +108,35 @@ fn link(raw: i32) -> Option<u32> {
     (raw >= ROOT_INDEX as i32).then_some(raw as u32)
 }
 
-fn le_i32(b: &[u8; ENTRY_LEN], at: usize) -> i32 {
-    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
 impl AbkEntry {
     pub fn encode(&self) -> [u8; ENTRY_LEN] {
-        let mut b = [0u8; ENTRY_LEN];
-        b[0] = self.from;
-        b[1] = self.to;
-        b[2] = self.promotion as u8;
-        b[3] = self.priority;
-        let fields = [self.games, self.won, self.lost, self.ply_count, self.next_move, self.next_sibling];
-        for (i, v) in fields.iter().enumerate() {
-            b[4 + 4 * i..8 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        let mut b = Fixed::<ENTRY_LEN>::new();
+        b.put(&[self.from, self.to, self.promotion as u8, self.priority]);
+        for v in [self.games, self.won, self.lost, self.ply_count, self.next_move, self.next_sibling] {
+            b.put_i32_le(v);
         }
-        b
+        b.into_array()
     }
 
     /// Decodes and validates entry `index` of a book of `count` entries.
     pub fn decode(b: &[u8; ENTRY_LEN], index: usize, count: usize) -> Result<AbkEntry, AbkError> {
         let offset = (index * ENTRY_LEN) as u64;
         let index64 = index as u64;
-        for (at, &value) in b[..2].iter().enumerate() {
+        let mut r = Reader::new(b);
+        let [from, to, promotion, priority] = r.array()?;
+        for (at, value) in [(0, from), (1, to)] {
             if value > 63 {
-                return Err(AbkError::BadSquare { index: index64, offset: offset + at as u64, value });
+                return Err(AbkError::BadSquare { index: index64, offset: offset + at, value });
             }
         }
-        if b[0] == b[1] {
+        if from == to {
             return Err(AbkError::NullMove { index: index64, offset });
         }
-        let promotion = b[2] as i8;
+        let promotion = promotion as i8;
         if !(-4..=4).contains(&promotion) {
             return Err(AbkError::BadPromotion { index: index64, offset: offset + 2, value: promotion });
         }
-        let (games, won, lost) = (le_i32(b, 4), le_i32(b, 8), le_i32(b, 12));
+        let (games, won, lost, ply_count) = (r.i32_le()?, r.i32_le()?, r.i32_le()?, r.i32_le()?);
         for (at, field, value) in [(4, "games", games), (8, "won", won), (12, "lost", lost)] {
             if value < 0 {
                 return Err(AbkError::NegativeCount { index: index64, offset: offset + at, field, value });
@@ -155,25 +146,16 @@ impl AbkEntry {
             return Err(AbkError::ResultsAboveGames { index: index64, offset: offset + 4, games, won, lost });
         }
         let end = (ROOT_INDEX + count) as u64;
-        let link = |at: usize| -> Result<i32, AbkError> {
-            match le_i32(b, at) {
+        let mut link = || -> Result<i32, AbkError> {
+            let at = offset + r.offset() as u64;
+            match r.i32_le()? {
                 l @ (-1 | 0) => Ok(l),
                 l if l >= ROOT_INDEX as i32 && (l as u64) < end => Ok(l),
-                l => Err(AbkError::BadLink { index: index64, offset: offset + at as u64, link: l, end }),
+                l => Err(AbkError::BadLink { index: index64, offset: at, link: l, end }),
             }
         };
-        Ok(AbkEntry {
-            from: b[0],
-            to: b[1],
-            promotion,
-            priority: b[3],
-            games,
-            won,
-            lost,
-            ply_count: le_i32(b, 16),
-            next_move: link(20)?,
-            next_sibling: link(24)?,
-        })
+        let (next_move, next_sibling) = (link()?, link()?);
+        Ok(AbkEntry { from, to, promotion, priority, games, won, lost, ply_count, next_move, next_sibling })
     }
 
     /// The entry of the first reply, if the line goes on.
@@ -252,19 +234,16 @@ impl AbkBook {
     /// Validates a whole book image (see the module table).
     pub fn parse(bytes: &[u8]) -> Result<AbkBook, AbkError> {
         let len = bytes.len();
-        let (Some(header), Some(body)) = (bytes.get(..HEADER_LEN), bytes.get(HEADER_LEN..)) else {
-            return Err(AbkError::Truncated { len: len as u64 });
-        };
-        let extra = body.len() % ENTRY_LEN;
+        let mut r = Reader::new(bytes);
+        let header = r.bytes(HEADER_LEN)?;
+        let extra = r.remaining() % ENTRY_LEN;
         if extra != 0 {
             return Err(AbkError::BadSize { len: len as u64, extra: extra as u64, offset: (len - extra) as u64 });
         }
-        let count = body.len() / ENTRY_LEN;
+        let count = r.remaining() / ENTRY_LEN;
         let mut entries = Vec::with_capacity(count);
-        for (i, chunk) in body.chunks_exact(ENTRY_LEN).enumerate() {
-            let mut b = [0u8; ENTRY_LEN];
-            b.copy_from_slice(chunk);
-            entries.push(AbkEntry::decode(&b, ROOT_INDEX + i, count)?);
+        for i in 0..count {
+            entries.push(AbkEntry::decode(&r.array()?, ROOT_INDEX + i, count)?);
         }
         let book = AbkBook { header: header.to_vec(), entries };
         book.check_tree()?;
@@ -272,7 +251,7 @@ impl AbkBook {
     }
 
     pub fn open(path: &Path) -> Result<AbkBook, AbkError> {
-        AbkBook::parse(&std::fs::read(path).map_err(io(path))?)
+        AbkBook::parse(&crate::codec::read_file(path)?)
     }
 
     /// Entries reached from the root, each once; errors on a second visit.
@@ -314,14 +293,14 @@ impl AbkBook {
         out.extend_from_slice(&self.header);
         out.resize(HEADER_LEN, 0);
         for e in &self.entries {
-            out.extend_from_slice(&e.encode());
+            out.put(&e.encode());
         }
         out
     }
 
     /// Writes the book atomically (temporary file, sync, rename).
     pub fn write(&self, path: &Path) -> Result<(), AbkError> {
-        super::write_atomic(path, &self.to_bytes()).map_err(io(path))
+        Ok(super::write_atomic(path, &self.to_bytes()).at(path)?)
     }
 
     /// A book whose root position has the moves `tree` (each with its

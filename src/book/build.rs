@@ -171,25 +171,6 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError +
     move |source| BuildError::Io { path: path.to_path_buf(), source }
 }
 
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(parent: Option<&Path>) -> Result<TempDir, BuildError> {
-        let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let dir = parent.join(format!("archivist-book-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        Ok(TempDir(dir))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The peak resident memory of this process in kB (`VmHWM`), where known.
 pub fn peak_rss_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -220,9 +201,10 @@ pub fn build(
         batch_bytes: budget.batch,
         tokens: budget.tokens,
     };
-    let temp = TempDir::new(options.temp_dir.as_deref())?;
+    let parent = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let temp = crate::codec::TempDir::in_dir(&parent, "archivist-book").map_err(io_err(&parent))?;
     let mut summary = Summary::default();
-    let mut buckets = Buckets::new(0, counting.layout(), budget.held, &temp.0, "run".to_string());
+    let mut buckets = Buckets::new(0, counting.layout(), budget.held, temp.path(), "run".to_string());
     let meter = Meter::default();
     let mut last_report = Instant::now();
     let passed = run_pass(&spec, &meter, |item| {
@@ -264,8 +246,8 @@ pub fn build(
     let spilled = buckets.finish(budget.fan_in)?;
     summary.runs = spilled.file_count;
     summary.spilled_events = spilled.spilled;
-    let bodies: Vec<PathBuf> = (0..BODIES).map(|c| temp.0.join(format!("body-{c:03}"))).collect();
-    let spec = CountSpec { counting, bytes: budget.bucket, fan_in: budget.fan_in, dir: &temp.0, name: "" };
+    let bodies: Vec<PathBuf> = (0..BODIES).map(|c| temp.file(&format!("body-{c:03}"))).collect();
+    let spec = CountSpec { counting, bytes: budget.bucket, fan_in: budget.fan_in, dir: temp.path(), name: "" };
     let names = |t: usize| (format!("split-{t}"), Scratch::default());
     let counted = count_bodies(&spilled, BODIES, PER_BODY, options.threads, names, |(name, scratch), body| {
         let spec = CountSpec { name, ..spec };

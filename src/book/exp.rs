@@ -42,9 +42,10 @@
 use super::offer::same_move;
 use super::yacb::{BoundType, Elo, Source, ValueType, YacbEntry};
 use crate::board::Board;
+use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::{Color, Move};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 pub const SIGNATURE_V1: &[u8] = b"SugaR";
@@ -73,8 +74,10 @@ impl ExpVersion {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum ExpError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("no experience signature at offset 0 (expected \"SugaR Experience version 2\" or \"SugaR\")")]
     BadSignature,
     #[error("size {len} is not signature + 24·n: {extra} trailing bytes at offset {offset}")]
@@ -99,50 +102,50 @@ pub struct ExpEntry {
     pub count: u16,
 }
 
-fn le_u32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
 impl ExpEntry {
     pub fn encode(&self, version: ExpVersion) -> [u8; ENTRY_LEN] {
-        let mut b = [0u8; ENTRY_LEN];
-        b[0..8].copy_from_slice(&self.key.to_le_bytes());
-        b[8..12].copy_from_slice(&(self.mv.raw() as u32).to_le_bytes());
-        b[12..16].copy_from_slice(&self.value.to_le_bytes());
-        b[16..20].copy_from_slice(&self.depth.to_le_bytes());
+        let mut b = Fixed::<ENTRY_LEN>::new();
+        b.put_u64_le(self.key);
+        b.put_u32_le(self.mv.raw() as u32);
+        b.put_i32_le(self.value);
+        b.put_i32_le(self.depth);
         match version {
-            ExpVersion::V2 => b[20..22].copy_from_slice(&self.count.to_le_bytes()),
-            ExpVersion::V1 => b[20..24].copy_from_slice(&[0x00, 0xFF, 0x00, 0xFF]),
+            ExpVersion::V2 => {
+                b.put_u16_le(self.count);
+                b.put_u16_le(0);
+            }
+            ExpVersion::V1 => b.put(&[0x00, 0xFF, 0x00, 0xFF]),
         }
-        b
+        b.into_array()
     }
 
     /// Decodes and validates one entry (`index`/`offset` name it in errors).
     pub fn decode(b: &[u8; ENTRY_LEN], version: ExpVersion, index: u64, offset: u64) -> Result<ExpEntry, ExpError> {
-        let raw = le_u32(b, 8);
+        let mut r = Reader::new(b);
+        let key = r.u64_le()?;
+        let raw = r.u32_le()?;
         let mv = Move::from_raw(raw as u16);
         if raw > u16::MAX as u32 || mv.is_none() || mv.from() == mv.to() {
             return Err(ExpError::BadMove { index, offset: offset + 8, raw });
         }
-        let value = le_u32(b, 12) as i32;
+        let value = r.i32_le()?;
         if !(-VALUE_MAX..=VALUE_MAX).contains(&value) {
             return Err(ExpError::BadValue { index, offset: offset + 12, value });
         }
-        let depth = le_u32(b, 16) as i32;
+        let depth = r.i32_le()?;
         if !(0..=255).contains(&depth) {
             return Err(ExpError::BadDepth { index, offset: offset + 16, depth });
         }
         let count = match version {
             ExpVersion::V1 => 1,
             ExpVersion::V2 => {
-                let pad = u16::from_le_bytes([b[22], b[23]]);
+                let (count, pad) = (r.u16_le()?, r.u16_le()?);
                 if pad != 0 {
                     return Err(ExpError::NonZeroPadding { index, offset: offset + 22, value: pad });
                 }
-                u16::from_le_bytes([b[20], b[21]])
+                count
             }
         };
-        let key = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         Ok(ExpEntry { key, mv, value, depth, count })
     }
 }
@@ -163,24 +166,23 @@ pub fn parse(bytes: &[u8]) -> Result<ExpFile, ExpError> {
     } else {
         return Err(ExpError::BadSignature);
     };
-    let start = version.signature().len();
-    let body = bytes.get(start..).unwrap_or_default();
-    let extra = body.len() % ENTRY_LEN;
+    let mut r = Reader::at(bytes, version.signature().len());
+    let extra = r.remaining() % ENTRY_LEN;
     if extra != 0 {
         let len = bytes.len() as u64;
         return Err(ExpError::BadSize { len, extra: extra as u64, offset: len - extra as u64 });
     }
-    let mut entries = Vec::with_capacity(body.len() / ENTRY_LEN);
-    for (i, chunk) in body.chunks_exact(ENTRY_LEN).enumerate() {
-        let mut b = [0u8; ENTRY_LEN];
-        b.copy_from_slice(chunk);
-        entries.push(ExpEntry::decode(&b, version, i as u64, (start + i * ENTRY_LEN) as u64)?);
+    let count = r.remaining() / ENTRY_LEN;
+    let mut entries = Vec::with_capacity(count);
+    for i in 0..count {
+        let offset = r.offset() as u64;
+        entries.push(ExpEntry::decode(&r.array()?, version, i as u64, offset)?);
     }
     Ok(ExpFile { version, entries })
 }
 
 pub fn open(path: &Path) -> Result<ExpFile, ExpError> {
-    parse(&std::fs::read(path).map_err(|source| ExpError::Io { path: path.to_path_buf(), source })?)
+    parse(&crate::codec::read_file(path)?)
 }
 
 /// The image of `file` (its signature, then its entries).
@@ -194,7 +196,7 @@ pub fn encode(file: &ExpFile) -> Vec<u8> {
 
 /// Writes `file` atomically (temporary file, sync, rename).
 pub fn write(path: &Path, file: &ExpFile) -> Result<(), ExpError> {
-    super::write_atomic(path, &encode(file)).map_err(|source| ExpError::Io { path: path.to_path_buf(), source })
+    Ok(super::write_atomic(path, &encode(file)).at(path)?)
 }
 
 /// Merges the entries of `files` per (key, move), SugaR's way (see the

@@ -28,6 +28,7 @@
 //! each other's games and a crash leaves the old side file. A damaged side
 //! file is reported and left as it is, never overwritten.
 
+use crate::codec::{IoAt, PathIoError, Put, Reader, Truncated};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,10 +43,10 @@ pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum LearnError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("truncated: {len} bytes, the header needs 16 (offset {len})")]
-    Truncated { len: u64 },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("bad magic at offset 0: expected \"YACL\"")]
     BadMagic,
     #[error("unsupported version {version} at offset 4 (expected 0)")]
@@ -87,30 +88,27 @@ impl LearnTable {
     /// Validates a side-file image (see the module table).
     pub fn parse(bytes: &[u8]) -> Result<LearnTable, LearnError> {
         let len = bytes.len() as u64;
-        let Some(h) = bytes.get(..HEADER_LEN) else {
-            return Err(LearnError::Truncated { len });
-        };
-        if &h[..4] != MAGIC {
+        let mut h = Reader::new(Reader::new(bytes).bytes(HEADER_LEN)?);
+        if &h.array::<4>()? != MAGIC {
             return Err(LearnError::BadMagic);
         }
-        if h[4] != 0 {
-            return Err(LearnError::UnsupportedVersion { version: h[4] });
+        let version = h.u8()?;
+        if version != 0 {
+            return Err(LearnError::UnsupportedVersion { version });
         }
-        if let Some((i, &value)) = h[5..].iter().enumerate().find(|(_, &v)| v != 0) {
+        if let Some((i, &value)) = h.rest().iter().enumerate().find(|(_, &v)| v != 0) {
             return Err(LearnError::NonZeroReserved { offset: 5 + i as u64, value });
         }
-        let body = &bytes[HEADER_LEN..];
-        let extra = (body.len() % ENTRY_LEN) as u64;
+        let mut r = Reader::at(bytes, HEADER_LEN);
+        let extra = (r.remaining() % ENTRY_LEN) as u64;
         if extra != 0 {
             return Err(LearnError::BadSize { len, extra, offset: len - extra });
         }
         let mut entries = BTreeMap::new();
         let mut prev: Option<u64> = None;
-        for (i, c) in body.chunks_exact(ENTRY_LEN).enumerate() {
-            let (index, offset) = (i as u64, (HEADER_LEN + i * ENTRY_LEN) as u64);
-            let key = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            let games = u32::from_le_bytes([c[8], c[9], c[10], c[11]]);
-            let points = u32::from_le_bytes([c[12], c[13], c[14], c[15]]);
+        for i in 0..r.remaining() / ENTRY_LEN {
+            let (index, offset) = (i as u64, r.offset() as u64);
+            let (key, games, points) = (r.u64_le()?, r.u32_le()?, r.u32_le()?);
             if prev.is_some_and(|p| key <= p) {
                 return Err(LearnError::UnsortedKeys { index, offset });
             }
@@ -128,9 +126,9 @@ impl LearnTable {
         out.extend_from_slice(MAGIC);
         out.resize(HEADER_LEN, 0);
         for (key, l) in &self.entries {
-            out.extend_from_slice(&key.to_le_bytes());
-            out.extend_from_slice(&l.games.to_le_bytes());
-            out.extend_from_slice(&l.white_points.to_le_bytes());
+            out.put_u64_le(*key);
+            out.put_u32_le(l.games);
+            out.put_u32_le(l.white_points);
         }
         out
     }
@@ -140,7 +138,7 @@ impl LearnTable {
         match std::fs::read(path) {
             Ok(bytes) => LearnTable::parse(&bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(LearnTable::default()),
-            Err(source) => Err(LearnError::Io { path: path.to_path_buf(), source }),
+            Err(source) => Err(PathIoError::new(path, source).into()),
         }
     }
 
@@ -159,17 +157,13 @@ pub fn record(book: &Path, results: &[(u64, u32)]) -> Result<LearnTable, LearnEr
     let mut lock_name = path.as_os_str().to_owned();
     lock_name.push(".lock");
     let lock_path = PathBuf::from(lock_name);
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| LearnError::Io { path: p, source }
-    };
-    acquire(&lock_path).map_err(io(&lock_path))?;
+    acquire(&lock_path).at(&lock_path)?;
     let update = || {
         let mut table = LearnTable::load(&path)?;
         for &(key, points) in results {
             table.add(key, points);
         }
-        super::write_atomic(&path, &table.encode()).map_err(io(&path))?;
+        super::write_atomic(&path, &table.encode()).at(&path)?;
         Ok(table)
     };
     let out = update();

@@ -36,8 +36,9 @@
 use crate::board::notation::{castling_king_target, to_polyglot_move};
 use crate::board::zobrist::polyglot_key;
 use crate::board::{Board, MoveList};
+use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::{Move, PieceType, Square};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 pub mod edit;
@@ -49,8 +50,8 @@ pub const ENTRY_LEN: usize = 16;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum PolyglotError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("size {len} is not a multiple of 16: {extra} trailing bytes at offset {offset}")]
     BadSize { len: u64, extra: u64, offset: u64 },
     #[error("entry {index} at offset {offset}: key {key:016x} is below the previous key {previous:016x} (keys must be sorted)")]
@@ -69,23 +70,28 @@ pub struct PolyglotEntry {
 }
 
 impl PolyglotEntry {
+    /// Reads the entry at the cursor.
+    pub fn read(r: &mut Reader) -> Result<PolyglotEntry, Truncated> {
+        Ok(PolyglotEntry { key: r.u64_be()?, raw_move: r.u16_be()?, weight: r.u16_be()?, learn: r.u32_be()? })
+    }
+
     pub fn from_bytes(b: &[u8; ENTRY_LEN]) -> PolyglotEntry {
-        let [k0, k1, k2, k3, k4, k5, k6, k7, m0, m1, w0, w1, l0, l1, l2, l3] = *b;
-        PolyglotEntry {
-            key: u64::from_be_bytes([k0, k1, k2, k3, k4, k5, k6, k7]),
-            raw_move: u16::from_be_bytes([m0, m1]),
-            weight: u16::from_be_bytes([w0, w1]),
-            learn: u32::from_be_bytes([l0, l1, l2, l3]),
-        }
+        // The array holds exactly one entry: the read cannot fail.
+        PolyglotEntry::read(&mut Reader::new(b)).unwrap_or_default()
+    }
+
+    /// Appends the entry's 16 bytes.
+    pub fn put(&self, out: &mut impl Put) {
+        out.put_u64_be(self.key);
+        out.put_u16_be(self.raw_move);
+        out.put_u16_be(self.weight);
+        out.put_u32_be(self.learn);
     }
 
     pub fn to_bytes(&self) -> [u8; ENTRY_LEN] {
-        let mut b = [0u8; ENTRY_LEN];
-        b[0..8].copy_from_slice(&self.key.to_be_bytes());
-        b[8..10].copy_from_slice(&self.raw_move.to_be_bytes());
-        b[10..12].copy_from_slice(&self.weight.to_be_bytes());
-        b[12..16].copy_from_slice(&self.learn.to_be_bytes());
-        b
+        let mut b = Fixed::<ENTRY_LEN>::new();
+        self.put(&mut b);
+        b.into_array()
     }
 }
 
@@ -118,11 +124,9 @@ pub fn parse(bytes: &[u8]) -> Result<usize, PolyglotError> {
         return Err(PolyglotError::BadSize { len: len as u64, extra: extra as u64, offset: (len - extra) as u64 });
     }
     let mut previous = 0u64;
-    for (index, chunk) in bytes.chunks_exact(ENTRY_LEN).enumerate() {
-        let mut b = [0u8; ENTRY_LEN];
-        b.copy_from_slice(chunk);
-        let e = PolyglotEntry::from_bytes(&b);
-        let offset = (index * ENTRY_LEN) as u64;
+    let mut r = Reader::new(bytes);
+    let mut index = 0;
+    while let (offset, Ok(e)) = (r.offset() as u64, PolyglotEntry::read(&mut r)) {
         if e.key < previous {
             return Err(PolyglotError::UnsortedKeys { index: index as u64, offset, key: e.key, previous });
         }
@@ -130,6 +134,7 @@ pub fn parse(bytes: &[u8]) -> Result<usize, PolyglotError> {
             return Err(PolyglotError::BadMove { index: index as u64, offset, raw: e.raw_move, reason });
         }
         previous = e.key;
+        index += 1;
     }
     Ok(len / ENTRY_LEN)
 }
@@ -163,13 +168,12 @@ impl std::fmt::Debug for PolyglotBook {
 impl PolyglotBook {
     /// Maps and validates the book at `path`.
     pub fn open(path: &Path) -> Result<PolyglotBook, PolyglotError> {
-        let io = |source| PolyglotError::Io { path: path.to_path_buf(), source };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let size = file.metadata().map_err(io)?.len();
+        let file = std::fs::File::open(path).at(path)?;
+        let size = file.metadata().at(path)?.len();
         if size == 0 {
             return Ok(PolyglotBook { storage: Storage::Owned(Vec::new()), len: 0 });
         }
-        let map = crate::mapped::map_file(&file).map_err(io)?;
+        let map = crate::mapped::map_file(&file).at(path)?;
         let len = parse(&map)?;
         Ok(PolyglotBook { storage: Storage::Mapped(map), len })
     }
@@ -196,11 +200,7 @@ impl PolyglotBook {
 
     /// Entry `index`, or `None` past the end.
     pub fn entry(&self, index: usize) -> Option<PolyglotEntry> {
-        let start = index.checked_mul(ENTRY_LEN)?;
-        let chunk = self.storage.bytes().get(start..start.checked_add(ENTRY_LEN)?)?;
-        let mut b = [0u8; ENTRY_LEN];
-        b.copy_from_slice(chunk);
-        Some(PolyglotEntry::from_bytes(&b))
+        PolyglotEntry::read(&mut Reader::at(self.storage.bytes(), index.checked_mul(ENTRY_LEN)?)).ok()
     }
 
     fn key_at(&self, index: usize) -> u64 {
@@ -302,7 +302,7 @@ pub fn encode(entries: &[PolyglotEntry]) -> Vec<u8> {
     sort_entries(&mut sorted);
     let mut out = Vec::with_capacity(sorted.len() * ENTRY_LEN);
     for e in &sorted {
-        out.extend_from_slice(&e.to_bytes());
+        e.put(&mut out);
     }
     out
 }
@@ -315,7 +315,7 @@ pub fn write_book(path: &Path, entries: &[PolyglotEntry]) -> Result<(), Polyglot
             return Err(PolyglotError::BadMove { index: index as u64, offset, raw: e.raw_move, reason });
         }
     }
-    super::write_atomic(path, &encode(entries)).map_err(|source| PolyglotError::Io { path: path.to_path_buf(), source })
+    Ok(super::write_atomic(path, &encode(entries)).at(path)?)
 }
 
 #[cfg(test)]

@@ -62,9 +62,10 @@
 
 use crate::board::notation::castling_king_target;
 use crate::board::{Board, MoveList};
+use crate::codec::{IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::{Move, PieceType, Square};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"SBOB";
@@ -78,10 +79,10 @@ pub const DROP_FROM: u16 = 0xFFFF;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SbobError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("truncated: the file has {len} bytes, {needed} needed (offset {len})")]
-    Truncated { len: u64, needed: u64 },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("bad magic at offset 0: expected \"SBOB\"")]
     BadMagic,
     #[error("unsupported version {version} at offset 4 (expected {VERSION})")]
@@ -94,8 +95,6 @@ pub enum SbobError {
     BadSlot { slot: u64, offset: u64 },
     #[error("slot {slot}: entry offset {offset} lies outside the entry area ({start}..{len})")]
     OffsetOutOfRange { slot: u64, offset: u64, start: u64, len: u64 },
-    #[error("entry at offset {offset}: truncated ({what} ends past the end of the file)")]
-    TruncatedEntry { offset: u64, what: &'static str },
     #[error("entry at offset {offset}: FEN length {length} runs past the end of the file")]
     FenBeyondFile { offset: u64, length: u64 },
     #[error("entry at offset {offset}: the FEN is not UTF-8")]
@@ -147,35 +146,27 @@ impl SbobMove {
         ((self.to >> 8) as u8, self.to as u8)
     }
 
-    fn encode(&self) -> [u8; MOVE_LEN] {
-        let mut b = [0u8; MOVE_LEN];
-        b[0..2].copy_from_slice(&self.from.to_le_bytes());
-        b[2..4].copy_from_slice(&self.to.to_le_bytes());
-        b[4] = self.piece_type;
-        b[5] = u8::from(self.is_drop);
-        b[6] = self.is_promotion;
-        b[7..11].copy_from_slice(&self.weight.to_le_bytes());
-        b[11..15].copy_from_slice(&self.evaluation.to_le_bytes());
-        b
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.put_u16_le(self.from);
+        out.put_u16_le(self.to);
+        out.put(&[self.piece_type, u8::from(self.is_drop), self.is_promotion]);
+        out.put_u32_le(self.weight);
+        out.put_i32_le(self.evaluation);
+        out.put_u8(0);
     }
 
-    fn decode(b: &[u8; MOVE_LEN], offset: u64) -> Result<SbobMove, SbobError> {
-        let [f0, f1, t0, t1, piece_type, is_drop, is_promotion, w0, w1, w2, w3, e0, e1, e2, e3, reserved] = *b;
+    /// Reads the move at the cursor.
+    fn decode(r: &mut Reader) -> Result<SbobMove, SbobError> {
+        let offset = r.offset() as u64;
+        let (from, to, piece_type, is_drop, is_promotion) = (r.u16_le()?, r.u16_le()?, r.u8()?, r.u8()?, r.u8()?);
+        let (weight, evaluation, reserved) = (r.u32_le()?, r.i32_le()?, r.u8()?);
         if reserved != 0 {
             return Err(SbobError::NonZeroReserved { offset: offset + 15, value: reserved });
         }
         if is_drop > 1 {
             return Err(SbobError::BadFlag { offset: offset + 5, value: is_drop });
         }
-        Ok(SbobMove {
-            from: u16::from_le_bytes([f0, f1]),
-            to: u16::from_le_bytes([t0, t1]),
-            piece_type,
-            is_drop: is_drop == 1,
-            is_promotion,
-            weight: u32::from_le_bytes([w0, w1, w2, w3]),
-            evaluation: i32::from_le_bytes([e0, e1, e2, e3]),
-        })
+        Ok(SbobMove { from, to, piece_type, is_drop: is_drop == 1, is_promotion, weight, evaluation })
     }
 }
 
@@ -214,44 +205,19 @@ pub fn table_size(count: usize) -> usize {
     count.saturating_mul(2).max(1).checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1))
 }
 
-fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    let b = bytes.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn read_u64(bytes: &[u8], at: usize) -> Option<u64> {
-    let b = bytes.get(at..at.checked_add(8)?)?;
-    let mut a = [0u8; 8];
-    a.copy_from_slice(b);
-    Some(u64::from_le_bytes(a))
-}
-
 /// Decodes the entry at `offset`; returns it and the offset just past it.
 fn decode_entry(bytes: &[u8], offset: usize) -> Result<(SbobPosition, usize), SbobError> {
     let at = offset as u64;
-    let fen_len = read_u32(bytes, offset).ok_or(SbobError::TruncatedEntry { offset: at, what: "FEN length" })?;
-    let fen_start = offset + 4;
-    let fen_end = fen_start
-        .checked_add(fen_len as usize)
-        .filter(|&e| e <= bytes.len())
-        .ok_or(SbobError::FenBeyondFile { offset: at, length: fen_len as u64 })?;
-    let fen = std::str::from_utf8(bytes.get(fen_start..fen_end).unwrap_or_default())
-        .map_err(|_| SbobError::BadFen { offset: at })?
-        .to_string();
-    let count = read_u32(bytes, fen_end).ok_or(SbobError::TruncatedEntry { offset: at, what: "move count" })?;
-    let moves_start = fen_end + 4;
-    let moves_end = (count as usize)
-        .checked_mul(MOVE_LEN)
-        .and_then(|n| moves_start.checked_add(n))
-        .filter(|&e| e <= bytes.len())
-        .ok_or(SbobError::TruncatedEntry { offset: at, what: "move list" })?;
-    let mut moves = Vec::with_capacity(count as usize);
-    for (i, chunk) in bytes.get(moves_start..moves_end).unwrap_or_default().chunks_exact(MOVE_LEN).enumerate() {
-        let mut b = [0u8; MOVE_LEN];
-        b.copy_from_slice(chunk);
-        moves.push(SbobMove::decode(&b, (moves_start + i * MOVE_LEN) as u64)?);
-    }
-    Ok((SbobPosition { fen, moves }, moves_end))
+    let mut r = Reader::at(bytes, offset);
+    let fen_len = r.u32_le()?;
+    let fen = r.bytes(fen_len as usize).map_err(|_| SbobError::FenBeyondFile { offset: at, length: fen_len as u64 })?;
+    let fen = std::str::from_utf8(fen).map_err(|_| SbobError::BadFen { offset: at })?.to_string();
+    let count = r.u32_le()? as usize;
+    // The whole list must be there before anything is allocated for it.
+    let mut list = r.clone();
+    r.skip(count.checked_mul(MOVE_LEN).ok_or(r.truncated(usize::MAX))?)?;
+    let moves = (0..count).map(|_| SbobMove::decode(&mut list)).collect::<Result<_, _>>()?;
+    Ok((SbobPosition { fen, moves }, r.offset()))
 }
 
 struct Header {
@@ -261,32 +227,27 @@ struct Header {
 }
 
 fn parse_header(bytes: &[u8]) -> Result<Header, SbobError> {
-    let len = bytes.len() as u64;
-    if bytes.len() < HEADER_LEN {
-        return Err(SbobError::Truncated { len, needed: HEADER_LEN as u64 });
-    }
-    if bytes.get(0..4) != Some(MAGIC.as_slice()) {
+    let mut r = Reader::new(bytes);
+    let mut h = Reader::new(r.bytes(HEADER_LEN)?);
+    if &h.array::<4>()? != MAGIC {
         return Err(SbobError::BadMagic);
     }
-    let version = read_u32(bytes, 4).unwrap_or_default();
+    let version = h.u32_le()?;
     if version != VERSION {
         return Err(SbobError::UnsupportedVersion { version });
     }
-    let count = read_u64(bytes, 8).unwrap_or_default();
-    let size = read_u64(bytes, 16).unwrap_or_default();
+    let (count, size) = (h.u64_le()?, h.u64_le()?);
     if !size.is_power_of_two() || size < count {
         return Err(SbobError::BadTableSize { size, count });
     }
-    let needed = size.checked_mul(SLOT_LEN as u64).and_then(|t| t.checked_add(HEADER_LEN as u64));
-    match needed {
-        Some(n) if n <= len => Ok(Header { count, size: size as usize, table_end: n as usize }),
-        _ => Err(SbobError::Truncated { len, needed: needed.unwrap_or(u64::MAX) }),
-    }
+    let table = usize::try_from(size).ok().and_then(|s| s.checked_mul(SLOT_LEN)).ok_or(r.truncated(usize::MAX))?;
+    r.skip(table)?;
+    Ok(Header { count, size: size as usize, table_end: r.offset() })
 }
 
 fn slot(bytes: &[u8], i: usize) -> (u64, u64) {
-    let at = HEADER_LEN + i * SLOT_LEN;
-    (read_u64(bytes, at).unwrap_or_default(), read_u64(bytes, at + 8).unwrap_or_default())
+    let mut r = Reader::at(bytes, HEADER_LEN + i * SLOT_LEN);
+    (r.u64_le().unwrap_or_default(), r.u64_le().unwrap_or_default())
 }
 
 /// For each slot, how many occupied slots precede it without an empty one
@@ -376,30 +337,30 @@ pub fn encode(book: &SbobBook) -> Result<Vec<u8>, SbobError> {
             i = (i + 1) % size;
         }
         table[i] = (hash, offset);
-        body.extend_from_slice(&fen_len.to_le_bytes());
-        body.extend_from_slice(p.fen.as_bytes());
-        body.extend_from_slice(&move_count.to_le_bytes());
+        body.put_u32_le(fen_len);
+        body.put(p.fen.as_bytes());
+        body.put_u32_le(move_count);
         for m in &p.moves {
-            body.extend_from_slice(&m.encode());
+            m.encode(&mut body);
         }
     }
     let mut out = Vec::with_capacity(table_end + body.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(n as u64).to_le_bytes());
-    out.extend_from_slice(&(size as u64).to_le_bytes());
+    out.put(MAGIC);
+    out.put_u32_le(VERSION);
+    out.put_u64_le(n as u64);
+    out.put_u64_le(size as u64);
     for (hash, offset) in table {
-        out.extend_from_slice(&hash.to_le_bytes());
-        out.extend_from_slice(&offset.to_le_bytes());
+        out.put_u64_le(hash);
+        out.put_u64_le(offset);
     }
-    out.extend_from_slice(&body);
+    out.put(&body);
     Ok(out)
 }
 
 /// Writes `book` canonically (temporary file, sync, rename).
 pub fn write(path: &Path, book: &SbobBook) -> Result<(), SbobError> {
     let bytes = encode(book)?;
-    super::write_atomic(path, &bytes).map_err(|source| SbobError::Io { path: path.to_path_buf(), source })
+    Ok(super::write_atomic(path, &bytes).at(path)?)
 }
 
 /// Reads and validates the book at `path`.
@@ -416,7 +377,7 @@ pub struct SbobFile {
 
 impl SbobFile {
     pub fn open(path: &Path) -> Result<SbobFile, SbobError> {
-        let bytes = std::fs::read(path).map_err(|source| SbobError::Io { path: path.to_path_buf(), source })?;
+        let bytes = crate::codec::read_file(path)?;
         SbobFile::from_bytes(bytes)
     }
 
@@ -433,7 +394,7 @@ impl SbobFile {
     /// The position whose first four FEN fields match `fen`'s, found through
     /// the file's hash table.
     pub fn lookup(&self, fen: &str) -> Option<SbobPosition> {
-        let size = read_u64(&self.bytes, 16)? as usize;
+        let size = Reader::at(&self.bytes, 16).u64_le().ok()? as usize;
         let hash = position_hash(fen);
         let key = position_key(fen);
         let mut i = (hash & (size as u64).wrapping_sub(1)) as usize;

@@ -30,9 +30,10 @@
 
 use crate::board::zobrist::polyglot_key_with;
 use crate::board::Board;
+use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::Move;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"YACB";
@@ -44,10 +45,10 @@ pub const PERF_MAX: u16 = 40_000;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum YacbError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("truncated: {len} bytes, the header needs {need} (offset {len})")]
-    Truncated { len: u64, need: u64 },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("bad magic at offset 0: expected \"YACB\"")]
     BadMagic,
     #[error("unsupported version {version} at offset 4 (expected 0)")]
@@ -66,10 +67,6 @@ pub enum YacbError {
     PerfOutOfRange { index: u64, offset: u64, value: u16 },
     #[error("entry {index}: {reason}")]
     InvalidEntry { index: u64, reason: String },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> YacbError + '_ {
-    move |source| YacbError::Io { path: path.to_path_buf(), source }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -151,22 +148,25 @@ pub struct YacbEntry {
 
 impl YacbEntry {
     pub fn encode(&self) -> [u8; ENTRY_LEN] {
-        let mut b = [0u8; ENTRY_LEN];
-        b[0..8].copy_from_slice(&self.key.to_le_bytes());
-        b[8..10].copy_from_slice(&self.elo.raw().to_le_bytes());
-        b[10] = (self.value_type as u8) << 5 | (self.bound as u8) << 3 | (self.source as u8) << 1;
         let v: u16 = match self.value_type {
             ValueType::Perf => self.value.clamp(0, PERF_MAX as i32) as u16,
             _ => self.value.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16,
         };
-        b[12..14].copy_from_slice(&v.to_le_bytes());
-        b[14..16].copy_from_slice(&self.best_move.raw().to_le_bytes());
-        b
+        let mut b = Fixed::<ENTRY_LEN>::new();
+        b.put_u64_le(self.key);
+        b.put_u16_le(self.elo.raw());
+        b.put_u8((self.value_type as u8) << 5 | (self.bound as u8) << 3 | (self.source as u8) << 1);
+        b.put_u8(0);
+        b.put_u16_le(v);
+        b.put_u16_le(self.best_move.raw());
+        b.into_array()
     }
 
     /// Decodes and validates one entry (`index`/`offset` name it in errors).
     pub fn decode(b: &[u8; ENTRY_LEN], index: u64, offset: u64) -> Result<YacbEntry, YacbError> {
-        let meta = b[10];
+        let mut r = Reader::new(b);
+        let (key, elo, meta, reserved) = (r.u64_le()?, r.u16_le()?, r.u8()?, r.u8()?);
+        let (raw, best_move) = (r.u16_le()?, r.u16_le()?);
         let value_type = match meta >> 5 {
             0 => ValueType::Centipawns,
             1 => ValueType::KnownWin,
@@ -178,10 +178,9 @@ impl YacbEntry {
         if meta & 1 != 0 {
             return Err(YacbError::NonZeroReserved { offset: offset + 10, value: meta & 1 });
         }
-        if b[11] != 0 {
-            return Err(YacbError::NonZeroReserved { offset: offset + 11, value: b[11] });
+        if reserved != 0 {
+            return Err(YacbError::NonZeroReserved { offset: offset + 11, value: reserved });
         }
-        let raw = u16::from_le_bytes([b[12], b[13]]);
         let value = if value_type == ValueType::Perf {
             if raw > PERF_MAX {
                 return Err(YacbError::PerfOutOfRange { index, offset, value: raw });
@@ -191,13 +190,13 @@ impl YacbEntry {
             raw as i16 as i32
         };
         Ok(YacbEntry {
-            key: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-            elo: Elo::from_raw(u16::from_le_bytes([b[8], b[9]])),
+            key,
+            elo: Elo::from_raw(elo),
             value_type,
             bound: [BoundType::Exact, BoundType::Lower, BoundType::Upper, BoundType::Proven][(meta >> 3 & 3) as usize],
             source: [Source::Tt, Source::Engine, Source::Statistical, Source::Other][(meta >> 1 & 3) as usize],
             value,
-            best_move: Move::from_raw(u16::from_le_bytes([b[14], b[15]])),
+            best_move: Move::from_raw(best_move),
         })
     }
 }
@@ -275,8 +274,8 @@ fn fence_stride(count: usize) -> usize {
 impl YacbBook {
     /// Maps `path` and checks header, table and size (not every entry).
     pub fn open(path: &Path) -> Result<YacbBook, YacbError> {
-        let file = File::open(path).map_err(io(path))?;
-        let map = crate::mapped::map_file(&file).map_err(io(path))?;
+        let file = File::open(path).at(path)?;
+        let map = crate::mapped::map_file(&file).at(path)?;
         YacbBook::from_bytes(Bytes::Mapped(map))
     }
 
@@ -286,33 +285,31 @@ impl YacbBook {
 
     fn from_bytes(bytes: Bytes) -> Result<YacbBook, YacbError> {
         let len = bytes.len() as u64;
-        let Some(h) = bytes.get(..HEADER_LEN) else {
-            return Err(YacbError::Truncated { len, need: HEADER_LEN as u64 });
-        };
-        if &h[0..4] != MAGIC {
+        let mut r = Reader::new(&bytes);
+        let mut h = Reader::new(r.bytes(HEADER_LEN)?);
+        if &h.array::<4>()? != MAGIC {
             return Err(YacbError::BadMagic);
         }
-        if h[4] != 0 {
-            return Err(YacbError::UnsupportedVersion { version: h[4] });
+        let (version, key_type) = (h.u8()?, h.u8()?);
+        if version != 0 {
+            return Err(YacbError::UnsupportedVersion { version });
         }
-        if let Some((i, &v)) = h[6..].iter().enumerate().find(|(_, &v)| v != 0) {
+        if let Some((i, &v)) = h.rest().iter().enumerate().find(|(_, &v)| v != 0) {
             return Err(YacbError::NonZeroReserved { offset: 6 + i as u64, value: v });
         }
-        let (key_type, start) = match h[5] {
-            0 => (KeyType::Engine, HEADER_LEN),
+        let key_type = match key_type {
+            0 => KeyType::Engine,
             1 => {
-                let Some(t) = bytes.get(HEADER_LEN..HEADER_LEN + TABLE_LEN) else {
-                    return Err(YacbError::Truncated { len, need: (HEADER_LEN + TABLE_LEN) as u64 });
-                };
+                let mut t = Reader::new(r.bytes(TABLE_LEN)?);
                 let mut table = Box::new([0u64; 781]);
-                for (slot, chunk) in table.iter_mut().zip(t.chunks_exact(8)) {
-                    *slot = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                for slot in table.iter_mut() {
+                    *slot = t.u64_le()?;
                 }
-                (KeyType::Zobrist(table), HEADER_LEN + TABLE_LEN)
+                KeyType::Zobrist(table)
             }
             k => return Err(YacbError::BadKeyType { key_type: k }),
         };
-        let body = bytes.len() - start;
+        let (start, body) = (r.offset(), r.remaining());
         let extra = (body % ENTRY_LEN) as u64;
         if extra != 0 {
             return Err(YacbError::BadSize { len, extra, offset: len - extra });
@@ -341,8 +338,7 @@ impl YacbBook {
 
     #[inline]
     fn key_at(&self, i: usize) -> u64 {
-        let r = self.raw(i);
-        u64::from_le_bytes([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]])
+        self.raw(i).first_chunk().map_or(0, |k| u64::from_le_bytes(*k))
     }
 
     pub fn entry(&self, i: usize) -> Result<YacbEntry, YacbError> {
@@ -472,12 +468,14 @@ impl YacbBook {
 /// The bytes before the entries: the header and, for key_type 1, the table.
 /// Streaming writers (`book build`) write these, then entries in key order.
 pub fn header(key_type: &KeyType) -> Vec<u8> {
-    let mut bytes = vec![0u8; HEADER_LEN];
-    bytes[0..4].copy_from_slice(MAGIC);
-    bytes[5] = key_type.code();
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    bytes.put(MAGIC);
+    bytes.put_u8(0);
+    bytes.put_u8(key_type.code());
+    bytes.resize(HEADER_LEN, 0);
     if let KeyType::Zobrist(t) = key_type {
-        for v in t.iter() {
-            bytes.extend_from_slice(&v.to_le_bytes());
+        for &v in t.iter() {
+            bytes.put_u64_le(v);
         }
     }
     bytes
@@ -516,7 +514,7 @@ pub fn write(path: &Path, key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Re
     for e in &unique {
         bytes.extend_from_slice(&e.encode());
     }
-    crate::book::write_atomic(path, &bytes).map_err(io(path))?;
+    crate::book::write_atomic(path, &bytes).at(path)?;
     Ok(unique.len() as u64)
 }
 

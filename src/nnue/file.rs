@@ -30,8 +30,10 @@
 //! Stability: version 1 is frozen; a changed layout gets a new version.
 //! The writer replaces files atomically through [`crate::atomic_file`].
 
-use super::{is_valid_hidden, Network, Quantisation, INPUTS};
-use std::path::{Path, PathBuf};
+use super::header::{self, HeaderError, Layout};
+use super::{Network, Quantisation, INPUTS};
+use crate::codec::{fnv1a64, IoAt, PathIoError, Put, Reader, Truncated};
+use std::path::Path;
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"ARNN";
@@ -43,8 +45,8 @@ const CHECKSUM_LEN: usize = 8;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum NetError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("bad magic at offset 0: expected \"ARNN\"")]
     BadMagic,
     #[error("unsupported format version {version} at offset 4 (expected {VERSION})")]
@@ -57,8 +59,8 @@ pub enum NetError {
     BadQuantisation { offset: usize, field: &'static str, value: u16, rule: &'static str },
     #[error("reserved field at offset {offset} is {value:#06x}, must be 0")]
     NonZeroReserved { offset: usize, value: u16 },
-    #[error("truncated at offset {offset} (expected {expected} bytes)")]
-    Truncated { offset: usize, expected: usize },
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("{extra} trailing bytes at offset {offset}")]
     TrailingBytes { offset: usize, extra: usize },
     #[error("checksum mismatch at offset {offset}: stored {stored:#018x}, computed {computed:#018x}")]
@@ -71,14 +73,14 @@ impl NetError {
     /// The byte offset the error names (`None` for I/O errors).
     pub fn offset(&self) -> Option<usize> {
         Some(match self {
-            NetError::Io { .. } => return None,
+            NetError::Io(_) => return None,
+            NetError::Truncated(t) => t.offset as usize,
             NetError::BadMagic => 0,
             NetError::UnsupportedVersion { .. } => 4,
             NetError::BadInputCount { .. } => 8,
             NetError::BadHiddenSize { .. } => 12,
             NetError::BadQuantisation { offset, .. }
             | NetError::NonZeroReserved { offset, .. }
-            | NetError::Truncated { offset, .. }
             | NetError::TrailingBytes { offset, .. }
             | NetError::ChecksumMismatch { offset, .. }
             | NetError::OutputWeightOutOfRange { offset, .. } => *offset,
@@ -91,109 +93,57 @@ pub const fn file_len(hidden: usize) -> usize {
     HEADER_LEN + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + CHECKSUM_LEN
 }
 
-use crate::codec::fnv1a64;
+/// The header's layout, shared with the trainer's checkpoint.
+const LAYOUT: Layout = Layout { magic: MAGIC, version: VERSION, input_count: true, len: HEADER_LEN };
 
-/// Reads little-endian fields from a slice whose length was checked first.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Reader<'_> {
-    fn take<const K: usize>(&mut self) -> [u8; K] {
-        let mut out = [0u8; K];
-        if let Some(src) = self.bytes.get(self.pos..self.pos + K) {
-            out.copy_from_slice(src);
+impl From<HeaderError> for NetError {
+    fn from(e: HeaderError) -> NetError {
+        match e {
+            HeaderError::BadMagic => NetError::BadMagic,
+            HeaderError::UnsupportedVersion { version } => NetError::UnsupportedVersion { version },
+            HeaderError::BadInputCount { count } => NetError::BadInputCount { count },
+            HeaderError::BadHiddenSize { hidden, .. } => NetError::BadHiddenSize { hidden },
+            HeaderError::BadQuantisation { offset, field, value, rule, .. } => {
+                NetError::BadQuantisation { offset, field, value, rule }
+            }
+            HeaderError::NonZeroReserved { offset, value } => NetError::NonZeroReserved { offset, value },
+            HeaderError::Truncated(t) => NetError::Truncated(t),
         }
-        self.pos += K;
-        out
-    }
-
-    fn u16(&mut self) -> u16 {
-        u16::from_le_bytes(self.take())
-    }
-
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes(self.take())
-    }
-
-    fn i16s(&mut self, count: usize) -> Vec<i16> {
-        let end = (self.pos + 2 * count).min(self.bytes.len());
-        let src = self.bytes.get(self.pos..end).unwrap_or(&[]);
-        self.pos += 2 * count;
-        src.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect()
     }
 }
 
 /// The quantisation invariants, with the offsets of the header fields.
 pub(super) fn check_quantisation(q: Quantisation) -> Result<(), NetError> {
-    let bad = |offset, field, value, rule| Err(NetError::BadQuantisation { offset, field, value, rule });
-    if !(1..=255).contains(&q.qa) {
-        return bad(16, "QA", q.qa, "must be in 1..=255");
+    match header::quantisation_fault(q) {
+        Some((i, field, rule)) => {
+            let value = [q.qa, q.qb, q.scale][i];
+            Err(NetError::BadQuantisation { offset: 16 + 2 * i, field, value, rule })
+        }
+        None => Ok(()),
     }
-    if q.qb == 0 {
-        return bad(18, "QB", q.qb, "must be at least 1");
-    }
-    if q.scale == 0 {
-        return bad(20, "SCALE", q.scale, "must be at least 1");
-    }
-    Ok(())
-}
-
-/// Checks the header; returns the hidden size and the quantisation.
-fn parse_header(bytes: &[u8]) -> Result<(usize, Quantisation), NetError> {
-    if !MAGIC.starts_with(bytes.get(..4).unwrap_or(bytes)) {
-        return Err(NetError::BadMagic);
-    }
-    if bytes.len() < HEADER_LEN {
-        return Err(NetError::Truncated { offset: bytes.len(), expected: HEADER_LEN });
-    }
-    let mut r = Reader { bytes, pos: 4 };
-    let version = r.u32();
-    if version != VERSION {
-        return Err(NetError::UnsupportedVersion { version });
-    }
-    let count = r.u32();
-    if count as usize != INPUTS {
-        return Err(NetError::BadInputCount { count });
-    }
-    let hidden = r.u32();
-    if !is_valid_hidden(hidden as usize) {
-        return Err(NetError::BadHiddenSize { hidden });
-    }
-    let quant = Quantisation { qa: r.u16(), qb: r.u16(), scale: r.u16() };
-    check_quantisation(quant)?;
-    let reserved = r.u16();
-    if reserved != 0 {
-        return Err(NetError::NonZeroReserved { offset: 22, value: reserved });
-    }
-    Ok((hidden as usize, quant))
 }
 
 impl Network {
     /// Parses and validates a whole network file (layout in the module doc).
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        let (hidden, quant) = parse_header(bytes)?;
+        let (header::Header { hidden, quant }, _) = header::read(bytes, &LAYOUT)?;
         let expected = file_len(hidden);
-        if bytes.len() < expected {
-            return Err(NetError::Truncated { offset: bytes.len(), expected });
-        }
+        Reader::at(bytes, HEADER_LEN).skip(expected - HEADER_LEN)?;
         if bytes.len() > expected {
             return Err(NetError::TrailingBytes { offset: expected, extra: bytes.len() - expected });
         }
         let body = expected - CHECKSUM_LEN;
-        let computed = fnv1a64(&bytes[..body]);
-        let mut r = Reader { bytes, pos: body };
-        let stored = u64::from_le_bytes(r.take());
+        let computed = fnv1a64(bytes.get(..body).unwrap_or_default());
+        let stored = Reader::at(bytes, body).u64_le()?;
         if stored != computed {
             return Err(NetError::ChecksumMismatch { offset: body, stored, computed });
         }
-        let mut r = Reader { bytes, pos: HEADER_LEN };
-        let feature_weights = r.i16s(INPUTS * hidden);
-        let feature_bias = r.i16s(hidden);
-        let outputs_at = r.pos;
-        let output_weights = r.i16s(2 * hidden);
-        let output_bias = i32::from_le_bytes(r.take());
+        let mut r = Reader::at(bytes, HEADER_LEN);
+        let feature_weights = i16s(&mut r, INPUTS * hidden)?;
+        let feature_bias = i16s(&mut r, hidden)?;
+        let outputs_at = r.offset();
+        let output_weights = i16s(&mut r, 2 * hidden)?;
+        let output_bias = r.i32_le()?;
         let limit = quant.max_output_weight();
         if let Some((index, &value)) = output_weights.iter().enumerate().find(|(_, w)| w.unsigned_abs() > limit as u16)
         {
@@ -204,35 +154,38 @@ impl Network {
 
     /// Reads and validates the network file at `path`.
     pub fn load(path: &Path) -> Result<Network, NetError> {
-        let bytes = std::fs::read(path).map_err(|source| NetError::Io { path: path.to_path_buf(), source })?;
-        Network::from_bytes(&bytes)
+        Network::from_bytes(&crate::codec::read_file(path)?)
     }
 
     /// The file's bytes (layout in the module doc), checksum included.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(file_len(self.hidden));
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
-        out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        out.put(MAGIC);
+        out.put_u32_le(VERSION);
+        out.put_u32_le(INPUTS as u32);
+        out.put_u32_le(self.hidden as u32);
         for v in [self.quant.qa, self.quant.qb, self.quant.scale, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
+            out.put_u16_le(v);
         }
-        for w in self.feature_weights.iter().chain(&self.feature_bias).chain(&self.output_weights) {
-            out.extend_from_slice(&w.to_le_bytes());
+        for &w in self.feature_weights.iter().chain(&self.feature_bias).chain(&self.output_weights) {
+            out.put_i16_le(w);
         }
-        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        out.put_i32_le(self.output_bias);
         let checksum = fnv1a64(&out);
-        out.extend_from_slice(&checksum.to_le_bytes());
+        out.put_u64_le(checksum);
         out
     }
 
     /// Writes the network to `path`, replacing any file there atomically.
     pub fn write(&self, path: &Path) -> Result<(), NetError> {
         let bytes = self.to_bytes();
-        crate::atomic_file::write_with(path, 1 << 16, |w| std::io::Write::write_all(w, &bytes))
-            .map_err(|source| NetError::Io { path: path.to_path_buf(), source })
+        Ok(crate::atomic_file::write_with(path, 1 << 16, |w| std::io::Write::write_all(w, &bytes)).at(path)?)
     }
+}
+
+/// `count` i16 values at the cursor.
+fn i16s(r: &mut Reader, count: usize) -> Result<Vec<i16>, Truncated> {
+    (0..count).map(|_| r.i16_le()).collect()
 }
 
 #[cfg(test)]

@@ -28,8 +28,9 @@ pub mod mix;
 pub mod shuffle;
 
 use super::{contradiction, Game, GameRecorder, Reader, RecordError};
+use crate::codec::TempDir;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a tool read and wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -126,48 +127,25 @@ pub fn write_kept(
     flush(&mut run, summary)
 }
 
-/// A directory of temporary files beside an output, removed when dropped.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    /// Creates `.NAME.work-PID` beside `output`.
-    pub fn beside(output: &Path) -> std::io::Result<TempDir> {
-        let (dir, name) = crate::atomic_file::dir_and_name(output);
-        let path = dir.join(format!(".{name}.work-{}", std::process::id()));
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
+/// The bytes of temporary file `name` in `dir`, which must be the `len`
+/// bytes written to it (a file never written reads as empty when `len` is 0).
+pub fn read_back(dir: &TempDir, name: &str, len: u64) -> Result<Vec<u8>, RecordError> {
+    let path = dir.file(name);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && len == 0 => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    if bytes.len() as u64 != len {
+        return Err(damaged(&path, &format!("{} bytes where {len} were written", bytes.len())));
     }
-
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// The bytes of temporary file `name`, which must be the `len` bytes
-    /// written to it (a file never written reads as empty when `len` is 0).
-    pub fn read_back(&self, name: &str, len: u64) -> Result<Vec<u8>, RecordError> {
-        let path = self.file(name);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && len == 0 => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
-        };
-        if bytes.len() as u64 != len {
-            return Err(damaged(&path, &format!("{} bytes where {len} were written", bytes.len())));
-        }
-        Ok(bytes)
-    }
+    Ok(bytes)
 }
 
 /// The error of a temporary file that does not read back as written.
 pub fn damaged(path: &Path, what: &str) -> RecordError {
     let message = format!("{}: temporary file damaged: {what}", path.display());
     RecordError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, message))
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// How many parts `total` bytes need so each fits `memory` bytes.

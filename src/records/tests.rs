@@ -211,7 +211,10 @@ fn rejects_truncated_game() {
         let mut data = one_game();
         data.extend_from_slice(&g[..cut]);
         match first_error(&data) {
-            RecordError::Truncated { game: 1, offset } => assert_eq!(offset, data.len() as u64),
+            RecordError::Truncated { game: 1, source } => {
+                assert_eq!(source.len, data.len() as u64);
+                assert!(source.offset >= g.len() as u64 && source.offset + source.needed > source.len, "{source:?}");
+            }
             e => panic!("{e:?}"),
         }
         assert!(matches!(scan(&data), Err(RecordError::Truncated { game: 1, .. })));
@@ -305,7 +308,7 @@ fn rejects_illegal_start_position() {
         g[range].copy_from_slice(&v.to_le_bytes());
     }
     g[34] = 3; // drop white's rights so the castling check passes
-    assert!(matches!(first_error(&g), RecordError::BadPosition { source: FenError::KingCount { .. }, .. }));
+    assert!(matches!(first_error(&g), RecordError::BadPosition { source: BuildError::KingCount { .. }, .. }));
 }
 
 #[test]

@@ -31,7 +31,7 @@
 //! skipped (a newer build's extra table); a known tag that is missing leaves
 //! its table empty.
 
-use crate::codec::fnv1a64;
+use crate::codec::{fnv1a64, Put, Reader, Truncated};
 use thiserror::Error;
 
 /// One table as the search holds it.
@@ -56,8 +56,8 @@ pub struct Named<T> {
 #[derive(Debug, Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StateError {
-    #[error("truncated at offset {offset}")]
-    Truncated { offset: usize },
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("not a search-state file (bad magic at offset 0)")]
     BadMagic,
     #[error("unsupported version {version} at offset 4")]
@@ -84,24 +84,24 @@ fn tag_text(tag: [u8; 4]) -> String {
 /// The file's bytes for `tables`.
 pub fn write(tables: &[Named<Table>]) -> Vec<u8> {
     let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(tables.len() as u32).to_le_bytes());
+    out.put(MAGIC);
+    out.put_u32_le(VERSION);
+    out.put_u32_le(tables.len() as u32);
     for t in tables {
-        out.extend_from_slice(&t.tag);
+        out.put(&t.tag);
         let (kind, count) = match t.table {
             Table::I16(v) => (1u8, v.len()),
             Table::I32(v) => (2u8, v.len()),
         };
-        out.extend_from_slice(&[kind, 0, 0, 0]);
-        out.extend_from_slice(&(count as u64).to_le_bytes());
+        out.put(&[kind, 0, 0, 0]);
+        out.put_u64_le(count as u64);
         match t.table {
-            Table::I16(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Table::I32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Table::I16(v) => v.iter().for_each(|&x| out.put_i16_le(x)),
+            Table::I32(v) => v.iter().for_each(|&x| out.put_i32_le(x)),
         }
     }
     let sum = fnv1a64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
+    out.put_u64_le(sum);
     out
 }
 
@@ -111,53 +111,33 @@ struct Found {
     data: usize,
 }
 
-fn read_u32(bytes: &[u8], at: usize) -> Result<u32, StateError> {
-    let b = bytes.get(at..at + 4).ok_or(StateError::Truncated { offset: bytes.len() })?;
-    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn read_u64(bytes: &[u8], at: usize) -> Result<u64, StateError> {
-    let b = bytes.get(at..at + 8).ok_or(StateError::Truncated { offset: bytes.len() })?;
-    let mut a = [0u8; 8];
-    a.copy_from_slice(b);
-    Ok(u64::from_le_bytes(a))
-}
-
 /// Validates `bytes` against `tables` (their tags, kinds, sizes and
 /// bounds), then copies every section found into its table. On error no
 /// table is touched.
 pub fn restore(bytes: &[u8], tables: &mut [Named<TableMut>]) -> Result<(), StateError> {
-    if bytes.len() < 12 + 8 {
-        return Err(if bytes.len() >= 4 && &bytes[..4] != MAGIC {
-            StateError::BadMagic
-        } else {
-            StateError::Truncated { offset: bytes.len() }
-        });
-    }
-    if &bytes[..4] != MAGIC {
+    let mut r = Reader::new(bytes);
+    if &r.array::<4>()? != MAGIC {
         return Err(StateError::BadMagic);
     }
-    let version = read_u32(bytes, 4)?;
+    // The header and the checksum at least.
+    Reader::new(bytes).skip(12 + 8)?;
+    let version = r.u32_le()?;
     if version != VERSION {
         return Err(StateError::UnsupportedVersion { version });
     }
-    let count = read_u32(bytes, 8)?;
-    let mut at = 12;
+    let count = r.u32_le()?;
     let mut found = Vec::new();
     for _ in 0..count {
-        let head = bytes.get(at..at + 16).ok_or(StateError::Truncated { offset: bytes.len() })?;
-        let tag = [head[0], head[1], head[2], head[3]];
-        let kind = head[4];
-        let elements = read_u64(bytes, at + 8)?;
+        let at = r.offset();
+        let (tag, [kind, ..], elements) = (r.array::<4>()?, r.array::<4>()?, r.u64_le()?);
         let width: u64 = match kind {
             1 => 2,
             2 => 4,
             _ => return Err(StateError::BadKind { tag: tag_text(tag), offset: at + 4, kind }),
         };
-        let data = at + 16;
+        let data = r.offset();
         let len = elements.checked_mul(width).and_then(|l| usize::try_from(l).ok());
-        let end = len.and_then(|l| data.checked_add(l)).filter(|&e| e <= bytes.len());
-        let end = end.ok_or(StateError::Truncated { offset: bytes.len() })?;
+        r.skip(len.ok_or(r.truncated(usize::MAX))?)?;
         if let Some(index) = tables.iter().position(|t| t.tag == tag) {
             let (want_kind, want) = match &tables[index].table {
                 TableMut::I16(v) => (1, v.len() as u64),
@@ -174,15 +154,14 @@ pub fn restore(bytes: &[u8], tables: &mut [Named<TableMut>]) -> Result<(), State
             }
             found.push(Found { index, data });
         }
-        at = end;
     }
-    let sum_at = at;
-    let stored = read_u64(bytes, sum_at)?;
-    if fnv1a64(&bytes[..sum_at]) != stored {
+    let sum_at = r.offset();
+    let stored = r.u64_le()?;
+    if fnv1a64(bytes.get(..sum_at).unwrap_or_default()) != stored {
         return Err(StateError::BadChecksum { offset: sum_at });
     }
-    if bytes.len() > sum_at + 8 {
-        return Err(StateError::TrailingBytes(bytes.len() - sum_at - 8));
+    if !r.is_empty() {
+        return Err(StateError::TrailingBytes(r.remaining()));
     }
     // Every value within its bound before any table changes.
     for f in &found {
@@ -191,37 +170,30 @@ pub fn restore(bytes: &[u8], tables: &mut [Named<TableMut>]) -> Result<(), State
             TableMut::I16(v) => (v.len(), 2),
             TableMut::I32(v) => (v.len(), 4),
         };
-        for i in 0..n {
-            let o = f.data + i * width;
-            let value = element(bytes, o, width);
+        let mut r = Reader::at(bytes, f.data);
+        for _ in 0..n {
+            let o = r.offset();
+            let value = element(&mut r, width);
             if value.abs() > t.bound {
                 return Err(StateError::OutOfRange { tag: tag_text(t.tag), offset: o, value, bound: t.bound });
             }
         }
     }
     for f in found {
+        let mut r = Reader::at(bytes, f.data);
         match &mut tables[f.index].table {
-            TableMut::I16(v) => {
-                for (i, x) in v.iter_mut().enumerate() {
-                    *x = element(bytes, f.data + 2 * i, 2) as i16;
-                }
-            }
-            TableMut::I32(v) => {
-                for (i, x) in v.iter_mut().enumerate() {
-                    *x = element(bytes, f.data + 4 * i, 4);
-                }
-            }
+            TableMut::I16(v) => v.iter_mut().for_each(|x| *x = element(&mut r, 2) as i16),
+            TableMut::I32(v) => v.iter_mut().for_each(|x| *x = element(&mut r, 4)),
         }
     }
     Ok(())
 }
 
-/// The element of `width` bytes at `o` (in bounds: checked by `restore`).
-fn element(bytes: &[u8], o: usize, width: usize) -> i32 {
-    match (width, bytes.get(o..o + width)) {
-        (2, Some(b)) => i32::from(i16::from_le_bytes([b[0], b[1]])),
-        (4, Some(b)) => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        _ => 0,
+/// The next element of `width` bytes (2 or 4; in bounds: checked by `restore`).
+fn element(r: &mut Reader, width: usize) -> i32 {
+    match width {
+        2 => r.i16_le().map_or(0, i32::from),
+        _ => r.i32_le().unwrap_or(0),
     }
 }
 
@@ -292,7 +264,7 @@ mod tests {
             (resum(kind), |e| matches!(e, StateError::BadKind { kind: 9, offset: 16, .. })),
             (resum(shape), |e| matches!(e, StateError::WrongShape { found: 99, .. })),
             (resum(range), |e| matches!(e, StateError::OutOfRange { value: 2000, offset: 28, .. })),
-            (good[..good.len() - 3].to_vec(), |e| matches!(e, StateError::Truncated { .. })),
+            (good[..good.len() - 3].to_vec(), |e| matches!(e, StateError::Truncated(_))),
             (trailing, |e| matches!(e, StateError::TrailingBytes(1))),
         ];
         for (i, (b, want)) in cases.into_iter().enumerate() {

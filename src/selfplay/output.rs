@@ -100,7 +100,6 @@ fn whole_games(path: &Path) -> Result<(u64, u64, u64), SelfplayError> {
     if f.complete_bytes == len {
         return Ok((f.games, len, len));
     }
-    let truncated = RecordError::Truncated { game: f.games, offset: len };
     let slice = |from: u64, to: u64| map.get(from as usize..to as usize).unwrap_or_default();
     // A torn game is a valid beginning of a game: decoding it fails only
     // for want of bytes. The last whole game must decode too, or the
@@ -112,7 +111,7 @@ fn whole_games(path: &Path) -> Result<(u64, u64, u64), SelfplayError> {
     if tail_is_torn && last_is_whole {
         Ok((f.games, f.complete_bytes, len))
     } else {
-        Err(bad(truncated))
+        Err(bad(records::torn(&map, &f)))
     }
 }
 

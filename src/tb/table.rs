@@ -66,6 +66,7 @@ use super::index::{self, Groups, MAX_PIECES, THREE_UNIQUE, TWO_KINGS};
 use super::material::Material;
 use super::position::Pos;
 use super::TbError;
+use crate::codec;
 use crate::types::{Color, PieceType};
 use std::sync::Arc;
 
@@ -177,7 +178,9 @@ pub(crate) struct Table {
     sides: usize,
 }
 
-/// Bounds-checked little-endian reads that report the offset on failure.
+/// Structure parsing: little-endian reads at an offset (through
+/// [`codec::Reader`]) whose failures are corruption errors naming it. The
+/// probe paths read with the `read_*` functions below, without the cursor.
 struct Reader<'a> {
     b: &'a [u8],
     label: &'a Arc<str>,
@@ -187,18 +190,17 @@ impl Reader<'_> {
     fn corrupt(&self, offset: usize, reason: &'static str) -> TbError {
         TbError::Corrupt { file: self.label.clone(), offset: offset as u64, reason }
     }
+    fn truncated(&self, t: codec::Truncated) -> TbError {
+        TbError::Corrupt { file: self.label.clone(), offset: t.offset, reason: "unexpected end of file" }
+    }
     fn u8(&self, off: usize) -> Result<u8, TbError> {
-        self.b.get(off).copied().ok_or_else(|| self.corrupt(off, "unexpected end of file"))
+        codec::Reader::at(self.b, off).u8().map_err(|t| self.truncated(t))
     }
     fn u16(&self, off: usize) -> Result<u16, TbError> {
-        read_le16(self.b, off).ok_or_else(|| self.corrupt(off, "unexpected end of file"))
+        codec::Reader::at(self.b, off).u16_le().map_err(|t| self.truncated(t))
     }
     fn u32(&self, off: usize) -> Result<u32, TbError> {
-        self.b
-            .get(off..off.wrapping_add(4))
-            .and_then(|s| s.try_into().ok())
-            .map(u32::from_le_bytes)
-            .ok_or_else(|| self.corrupt(off, "unexpected end of file"))
+        codec::Reader::at(self.b, off).u32_le().map_err(|t| self.truncated(t))
     }
 }
 

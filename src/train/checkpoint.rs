@@ -35,9 +35,10 @@
 //! written atomically (temporary file, sync, rename).
 
 use super::optim::{parameter_count, AdamW};
-use crate::codec::fnv1a64;
-use crate::nnue::{is_valid_hidden, FloatNetwork, Quantisation, INPUTS};
-use std::path::{Path, PathBuf};
+use crate::codec::{fnv1a64, IoAt, PathIoError, Put, Reader, Truncated};
+use crate::nnue::header::{self, HeaderError, Layout};
+use crate::nnue::{FloatNetwork, INPUTS};
+use std::path::Path;
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"ARCK";
@@ -48,8 +49,8 @@ pub const HEADER_LEN: usize = 64;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum CheckpointError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("bad magic at offset 0: expected \"ARCK\"")]
     BadMagic,
     #[error("unsupported checkpoint version {version} at offset 4 (expected {VERSION})")]
@@ -60,8 +61,8 @@ pub enum CheckpointError {
     BadQuantisation { qa: u16, qb: u16, scale: u16 },
     #[error("reserved field at offset 18 is {value:#06x}, must be 0")]
     NonZeroReserved { value: u16 },
-    #[error("truncated at offset {offset} (expected {expected} bytes)")]
-    Truncated { offset: usize, expected: usize },
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("{extra} trailing bytes at offset {offset}")]
     TrailingBytes { offset: usize, extra: usize },
     #[error("checksum mismatch at offset {offset}: stored {stored:#018x}, computed {computed:#018x}")]
@@ -76,15 +77,15 @@ impl CheckpointError {
     /// The byte offset the error names (`None` for I/O errors).
     pub fn offset(&self) -> Option<usize> {
         Some(match self {
-            CheckpointError::Io { .. } => return None,
+            CheckpointError::Io(_) => return None,
+            CheckpointError::Truncated(t) => t.offset as usize,
             CheckpointError::BadMagic => 0,
             CheckpointError::UnsupportedVersion { .. } => 4,
             CheckpointError::BadHiddenSize { .. } => 8,
             CheckpointError::BadQuantisation { .. } => 12,
             CheckpointError::NonZeroReserved { .. } => 18,
             CheckpointError::BadSchedule { .. } => 48,
-            CheckpointError::Truncated { offset, .. }
-            | CheckpointError::TrailingBytes { offset, .. }
+            CheckpointError::TrailingBytes { offset, .. }
             | CheckpointError::ChecksumMismatch { offset, .. }
             | CheckpointError::BadValue { offset, .. } => *offset,
         })
@@ -130,18 +131,24 @@ pub const fn file_len(hidden: usize) -> usize {
     HEADER_LEN + 12 * parameter_count(hidden) + 8
 }
 
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
-}
+/// The header's layout, shared with the network file.
+const LAYOUT: Layout = Layout { magic: MAGIC, version: VERSION, input_count: false, len: HEADER_LEN };
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    let mut v = [0; 8];
-    v.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(v)
+impl From<HeaderError> for CheckpointError {
+    fn from(e: HeaderError) -> CheckpointError {
+        match e {
+            HeaderError::BadMagic => CheckpointError::BadMagic,
+            HeaderError::UnsupportedVersion { version } => CheckpointError::UnsupportedVersion { version },
+            // Never: the checkpoint's layout has no input count.
+            HeaderError::BadInputCount { .. } => CheckpointError::BadMagic,
+            HeaderError::BadHiddenSize { hidden, .. } => CheckpointError::BadHiddenSize { hidden },
+            HeaderError::BadQuantisation { quant, .. } => {
+                CheckpointError::BadQuantisation { qa: quant.qa, qb: quant.qb, scale: quant.scale }
+            }
+            HeaderError::NonZeroReserved { value, .. } => CheckpointError::NonZeroReserved { value },
+            HeaderError::Truncated(t) => CheckpointError::Truncated(t),
+        }
+    }
 }
 
 impl Checkpoint {
@@ -149,67 +156,36 @@ impl Checkpoint {
         let n = self.net.hidden();
         let q = self.net.quantisation();
         let mut out = Vec::with_capacity(file_len(n));
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(n as u32).to_le_bytes());
+        out.put(MAGIC);
+        out.put_u32_le(VERSION);
+        out.put_u32_le(n as u32);
         for v in [q.qa, q.qb, q.scale, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
+            out.put_u16_le(v);
         }
-        out.extend_from_slice(&self.legs.to_le_bytes());
-        out.extend_from_slice(&self.seed.to_le_bytes());
-        out.extend_from_slice(&self.optimiser.steps.to_le_bytes());
-        out.extend_from_slice(&self.trained.to_le_bytes());
-        out.extend_from_slice(&self.schedule.planned.to_le_bytes());
-        out.extend_from_slice(&self.schedule.lr.to_le_bytes());
-        out.extend_from_slice(&self.schedule.lr_end.to_le_bytes());
+        out.put_u32_le(self.legs);
+        out.put_u64_le(self.seed);
+        out.put_u64_le(self.optimiser.steps);
+        out.put_u64_le(self.trained);
+        out.put_u64_le(self.schedule.planned);
+        out.put_f32_le(self.schedule.lr);
+        out.put_f32_le(self.schedule.lr_end);
         let params =
             [self.net.feature_weights(), self.net.feature_bias(), self.net.output_weights(), &[self.net.output_bias()]];
         for slice in params.into_iter().chain([self.optimiser.m.as_slice(), self.optimiser.v.as_slice()]) {
-            for x in slice {
-                out.extend_from_slice(&x.to_le_bytes());
+            for &x in slice {
+                out.put_f32_le(x);
             }
         }
         let sum = fnv1a64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        out.put_u64_le(sum);
         out
     }
 
     /// Parses and validates a checkpoint; never panics.
     pub fn from_bytes(b: &[u8]) -> Result<Checkpoint, CheckpointError> {
-        let need = |offset: usize, expected: usize| {
-            if b.len() < expected {
-                Err(CheckpointError::Truncated { offset, expected })
-            } else {
-                Ok(())
-            }
-        };
-        need(b.len().min(4), 4)?;
-        if &b[..4] != MAGIC {
-            return Err(CheckpointError::BadMagic);
-        }
-        need(b.len(), HEADER_LEN)?;
-        let version = u32_at(b, 4);
-        if version != VERSION {
-            return Err(CheckpointError::UnsupportedVersion { version });
-        }
-        let hidden32 = u32_at(b, 8);
-        let hidden = hidden32 as usize;
-        if !is_valid_hidden(hidden) {
-            return Err(CheckpointError::BadHiddenSize { hidden: hidden32 });
-        }
-        let quant = Quantisation { qa: u16_at(b, 12), qb: u16_at(b, 14), scale: u16_at(b, 16) };
-        if !quant.is_valid() {
-            return Err(CheckpointError::BadQuantisation { qa: quant.qa, qb: quant.qb, scale: quant.scale });
-        }
-        let reserved = u16_at(b, 18);
-        if reserved != 0 {
-            return Err(CheckpointError::NonZeroReserved { value: reserved });
-        }
-        let schedule = Schedule {
-            planned: u64_at(b, 48),
-            lr: f32::from_bits(u32_at(b, 56)),
-            lr_end: f32::from_bits(u32_at(b, 60)),
-        };
+        let (header::Header { hidden, quant }, mut r) = header::read(b, &LAYOUT)?;
+        let (legs, seed, steps, trained) = (r.u32_le()?, r.u64_le()?, r.u64_le()?, r.u64_le()?);
+        let schedule = Schedule { planned: r.u64_le()?, lr: r.f32_le()?, lr_end: r.f32_le()? };
         if !schedule.is_valid() {
             return Err(CheckpointError::BadSchedule {
                 planned: schedule.planned,
@@ -218,21 +194,20 @@ impl Checkpoint {
             });
         }
         let len = file_len(hidden);
-        need(b.len(), len)?;
+        Reader::at(b, HEADER_LEN).skip(len - HEADER_LEN)?;
         if b.len() > len {
             return Err(CheckpointError::TrailingBytes { offset: len, extra: b.len() - len });
         }
-        let (stored, computed) = (u64_at(b, len - 8), fnv1a64(&b[..len - 8]));
+        let (stored, computed) = (Reader::at(b, len - 8).u64_le()?, fnv1a64(b.get(..len - 8).unwrap_or_default()));
         if stored != computed {
             return Err(CheckpointError::ChecksumMismatch { offset: len - 8, stored, computed });
         }
         let p = parameter_count(hidden);
-        let floats = |block: usize, nonneg: bool| -> Result<Vec<f32>, CheckpointError> {
-            let start = HEADER_LEN + 4 * p * block;
+        let mut r = Reader::at(b, HEADER_LEN);
+        let mut floats = |nonneg: bool| -> Result<Vec<f32>, CheckpointError> {
             (0..p)
-                .map(|i| {
-                    let offset = start + 4 * i;
-                    let value = f32::from_bits(u32_at(b, offset));
+                .map(|_| {
+                    let (offset, value) = (r.offset(), r.f32_le()?);
                     if !value.is_finite() || (nonneg && value < 0.0) {
                         Err(CheckpointError::BadValue { offset, value })
                     } else {
@@ -241,36 +216,28 @@ impl Checkpoint {
                 })
                 .collect()
         };
-        let params = floats(0, false)?;
-        let m = floats(1, false)?;
-        let v = floats(2, true)?;
+        let params = floats(false)?;
+        let m = floats(false)?;
+        let v = floats(true)?;
         let Ok(mut net) = FloatNetwork::zeros(hidden, quant) else {
-            return Err(CheckpointError::BadHiddenSize { hidden: hidden32 });
+            return Err(CheckpointError::BadHiddenSize { hidden: hidden as u32 });
         };
         let (w_end, b_end) = (INPUTS * hidden, INPUTS * hidden + hidden);
         net.feature_weights_mut().copy_from_slice(&params[..w_end]);
         net.feature_bias_mut().copy_from_slice(&params[w_end..b_end]);
         net.output_weights_mut().copy_from_slice(&params[b_end..p - 1]);
         net.set_output_bias(params[p - 1]);
-        Ok(Checkpoint {
-            net,
-            optimiser: AdamW { m, v, steps: u64_at(b, 32) },
-            legs: u32_at(b, 20),
-            seed: u64_at(b, 24),
-            trained: u64_at(b, 40),
-            schedule,
-        })
+        Ok(Checkpoint { net, optimiser: AdamW { m, v, steps }, legs, seed, trained, schedule })
     }
 
     pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
-        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io { path: path.to_path_buf(), source })?;
-        Checkpoint::from_bytes(&bytes)
+        Checkpoint::from_bytes(&crate::codec::read_file(path)?)
     }
 
     /// Writes atomically (temporary file, sync, rename).
     pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
         let bytes = self.to_bytes();
-        crate::atomic_file::write_with(path, 1 << 20, |w| std::io::Write::write_all(w, &bytes))
-            .map_err(|source| CheckpointError::Io { path: path.to_path_buf(), source })
+        crate::atomic_file::write_with(path, 1 << 20, |w| std::io::Write::write_all(w, &bytes)).at(path)?;
+        Ok(())
     }
 }

@@ -31,9 +31,10 @@
 
 use super::{TranspositionTable, TtEntry, DEPTH_OFFSET};
 use crate::board::Board;
+use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 use thiserror::Error;
 
@@ -46,10 +47,10 @@ const ROOT_POS: std::ops::Range<usize> = 5..96;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SfttError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("truncated: the file has {len} bytes, the header needs {HEADER_LEN} (offset {len})")]
-    Truncated { len: u64 },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
     #[error("bad magic at offset 0: expected \"SFTT\"")]
     BadMagic,
     #[error("unsupported version {version} at offset 4 (expected {VERSION})")]
@@ -93,59 +94,46 @@ impl Stats {
     }
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SfttError + '_ {
-    move |source| SfttError::Io { path: path.to_path_buf(), source }
-}
-
 pub fn encode_header(h: &SfttHeader) -> [u8; HEADER_LEN] {
-    let mut b = [0u8; HEADER_LEN];
-    b[0..4].copy_from_slice(MAGIC);
-    b[4] = VERSION;
-    if let Some(fen) = &h.root_pos {
-        let bytes = fen.as_bytes();
-        let n = bytes.len().min(ROOT_POS.len());
-        b[ROOT_POS.start..ROOT_POS.start + n].copy_from_slice(&bytes[..n]);
-    }
-    b[96..104].copy_from_slice(&h.nodes.to_le_bytes());
-    b[104] = h.root_depth;
-    b[105] = h.min_entry_depth;
-    b
+    let mut b = Fixed::<HEADER_LEN>::new();
+    b.put(MAGIC);
+    b.put_u8(VERSION);
+    let fen = h.root_pos.as_deref().unwrap_or_default().as_bytes();
+    b.put(fen.get(..ROOT_POS.len()).unwrap_or(fen));
+    b.skip_to(ROOT_POS.end);
+    b.put_u64_le(h.nodes);
+    b.put(&[h.root_depth, h.min_entry_depth]);
+    b.into_array()
 }
 
 pub fn encode_entry(e: &TtEntry) -> [u8; ENTRY_LEN] {
-    let mut b = [0u8; ENTRY_LEN];
-    b[0..8].copy_from_slice(&e.key.to_le_bytes());
-    b[8] = e.depth8;
-    b[9] = e.gen_bound8;
-    b[10..12].copy_from_slice(&e.mv.to_le_bytes());
-    b[12..14].copy_from_slice(&e.value.to_le_bytes());
-    b[14..16].copy_from_slice(&e.eval.to_le_bytes());
-    b
+    let mut b = Fixed::<ENTRY_LEN>::new();
+    b.put_u64_le(e.key);
+    b.put(&[e.depth8, e.gen_bound8]);
+    b.put_u16_le(e.mv);
+    b.put_i16_le(e.value);
+    b.put_i16_le(e.eval);
+    b.into_array()
 }
 
-fn decode_entry(b: &[u8; ENTRY_LEN]) -> TtEntry {
-    TtEntry {
-        key: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-        depth8: b[8],
-        gen_bound8: b[9],
-        mv: u16::from_le_bytes([b[10], b[11]]),
-        value: i16::from_le_bytes([b[12], b[13]]),
-        eval: i16::from_le_bytes([b[14], b[15]]),
-    }
+/// Reads the entry at the cursor.
+fn read_entry(r: &mut Reader) -> Result<TtEntry, Truncated> {
+    let key = r.u64_le()?;
+    let [depth8, gen_bound8] = r.array()?;
+    Ok(TtEntry { key, depth8, gen_bound8, mv: r.u16_le()?, value: r.i16_le()?, eval: r.i16_le()? })
 }
 
 /// Validates and parses the header.
 pub fn parse_header(bytes: &[u8]) -> Result<SfttHeader, SfttError> {
-    let Some(b) = bytes.get(..HEADER_LEN) else {
-        return Err(SfttError::Truncated { len: bytes.len() as u64 });
-    };
-    if &b[0..4] != MAGIC {
+    let mut r = Reader::new(Reader::new(bytes).bytes(HEADER_LEN)?);
+    if &r.array::<4>()? != MAGIC {
         return Err(SfttError::BadMagic);
     }
-    if b[4] != VERSION {
-        return Err(SfttError::UnsupportedVersion { version: b[4] });
+    let version = r.u8()?;
+    if version != VERSION {
+        return Err(SfttError::UnsupportedVersion { version });
     }
-    let raw = &b[ROOT_POS];
+    let raw = r.bytes(ROOT_POS.len())?;
     let len = raw.iter().position(|&c| c == 0).unwrap_or(raw.len());
     if let Some(i) = raw[len..].iter().position(|&c| c != 0) {
         let offset = ROOT_POS.start + len + i;
@@ -162,32 +150,27 @@ pub fn parse_header(bytes: &[u8]) -> Result<SfttHeader, SfttError> {
             .map_err(|e| SfttError::BadRootPos { offset: ROOT_POS.start, reason: format!("invalid FEN: {e}") })?;
         Some(text.to_string())
     };
-    for (i, &v) in b[106..HEADER_LEN].iter().enumerate() {
-        if v != 0 {
-            return Err(SfttError::NonZeroReserved { offset: 106 + i, value: v });
-        }
+    let (nodes, [root_depth, min_entry_depth]) = (r.u64_le()?, r.array()?);
+    if let Some((i, &value)) = r.rest().iter().enumerate().find(|(_, &v)| v != 0) {
+        return Err(SfttError::NonZeroReserved { offset: r.offset() + i, value });
     }
-    Ok(SfttHeader {
-        root_pos,
-        nodes: u64::from_le_bytes([b[96], b[97], b[98], b[99], b[100], b[101], b[102], b[103]]),
-        root_depth: b[104],
-        min_entry_depth: b[105],
-    })
+    Ok(SfttHeader { root_pos, nodes, root_depth, min_entry_depth })
 }
 
 /// Validates a whole file image; returns its header and entry count.
 pub fn validate(bytes: &[u8]) -> Result<(SfttHeader, u64), SfttError> {
     let header = parse_header(bytes)?;
-    let body = &bytes[HEADER_LEN..];
-    let extra = (body.len() % ENTRY_LEN) as u64;
+    let mut r = Reader::at(bytes, HEADER_LEN);
+    let extra = (r.remaining() % ENTRY_LEN) as u64;
     if extra != 0 {
         let len = bytes.len() as u64;
         return Err(SfttError::BadSize { len, extra, offset: len - extra });
     }
-    for (i, chunk) in body.chunks_exact(ENTRY_LEN).enumerate() {
+    let count = r.remaining() / ENTRY_LEN;
+    for i in 0..count {
         let index = i as u64;
-        let offset = (HEADER_LEN + i * ENTRY_LEN) as u64;
-        let (depth8, gen_bound8) = (chunk[8], chunk[9]);
+        let offset = r.offset() as u64;
+        let TtEntry { depth8, gen_bound8, .. } = read_entry(&mut r)?;
         if depth8 == 0 {
             return Err(SfttError::EmptyEntry { index, offset });
         }
@@ -199,18 +182,19 @@ pub fn validate(bytes: &[u8]) -> Result<(SfttHeader, u64), SfttError> {
             return Err(SfttError::BelowMinDepth { index, offset, depth, min: header.min_entry_depth });
         }
     }
-    Ok((header, (body.len() / ENTRY_LEN) as u64))
+    Ok((header, count as u64))
 }
 
 /// Iterates over the entries of a validated image.
 pub fn entries(bytes: &[u8]) -> impl Iterator<Item = TtEntry> + '_ {
-    bytes.get(HEADER_LEN..).unwrap_or(&[]).chunks_exact(ENTRY_LEN).filter_map(|c| c.try_into().ok().map(decode_entry))
+    let mut r = Reader::at(bytes, HEADER_LEN);
+    std::iter::from_fn(move || read_entry(&mut r).ok())
 }
 
 /// Maps a file read-only.
 pub fn map(path: &Path) -> Result<memmap2::Mmap, SfttError> {
-    let file = File::open(path).map_err(io(path))?;
-    crate::mapped::map_file(&file).map_err(io(path))
+    let file = File::open(path).at(path)?;
+    Ok(crate::mapped::map_file(&file).at(path)?)
 }
 
 /// Saves every entry of `tt` whose depth is at least `header.min_entry_depth`,
@@ -230,7 +214,7 @@ pub fn save(tt: &TranspositionTable, header: &SfttHeader, path: &Path) -> Result
         }
         Ok(n)
     })
-    .map_err(io(path))?;
+    .at(path)?;
     let bytes = (HEADER_LEN + ENTRY_LEN * entries as usize) as u64;
     Ok(Stats { entries, bytes, seconds: start.elapsed().as_secs_f64() })
 }

@@ -18,6 +18,7 @@
 //! [`PolyglotBook`]), and the output is written atomically.
 
 use super::{PolyglotBook, PolyglotEntry, PolyglotError};
+use crate::codec::IoAt;
 use std::path::Path;
 
 /// The entries of `books` merged as `polyglot merge-book` merges them, in
@@ -74,7 +75,7 @@ pub fn write_in_order(path: &Path, entries: &[PolyglotEntry]) -> Result<(), Poly
     for e in entries {
         bytes.extend_from_slice(&e.to_bytes());
     }
-    super::super::write_atomic(path, &bytes).map_err(|source| PolyglotError::Io { path: path.to_path_buf(), source })
+    Ok(super::super::write_atomic(path, &bytes).at(path)?)
 }
 
 #[cfg(test)]

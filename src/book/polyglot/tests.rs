@@ -5,6 +5,7 @@ use super::*;
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
+use std::path::PathBuf;
 
 /// A shared test file, or `None` when it is not available (the test skips).
 fn shared(path: &str) -> Option<PathBuf> {
@@ -90,7 +91,7 @@ fn rejects_an_invalid_move_field() {
 #[test]
 fn opening_a_missing_file_is_an_io_error_with_the_path() {
     let err = PolyglotBook::open(Path::new("/nonexistent/book.bin")).unwrap_err();
-    assert!(matches!(&err, PolyglotError::Io { path, .. } if path.ends_with("book.bin")), "{err}");
+    assert!(matches!(&err, PolyglotError::Io(e) if e.path.ends_with("book.bin")), "{err}");
 }
 
 #[test]

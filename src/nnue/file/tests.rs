@@ -37,12 +37,10 @@ fn rejected(bytes: &[u8]) -> NetError {
 fn network_round_trips_through_bytes_and_an_atomic_file() {
     let net = Network::random(48, 1);
     assert_eq!(Network::from_bytes(&net.to_bytes()).unwrap(), net);
-    let dir = std::env::temp_dir().join(format!("archivist-nnue-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("test.nnue");
+    let dir = crate::testdata::TempDir::new("nnue");
+    let path = dir.file("test.nnue");
     net.write(&path).unwrap();
     assert_eq!(Network::load(&path).unwrap(), net);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -69,7 +67,7 @@ fn file_bytes_follow_the_documented_layout() {
 #[test]
 fn loading_a_missing_file_is_an_io_error() {
     let err = Network::load(std::path::Path::new("/nonexistent/archivist.nnue")).unwrap_err();
-    assert!(matches!(err, NetError::Io { .. }));
+    assert!(matches!(err, NetError::Io(_)));
     assert_eq!(err.offset(), None);
 }
 
@@ -127,7 +125,10 @@ fn truncated_files_report_where_they_end_and_the_length_expected() {
     let full = bytes.len();
     for (len, expected) in [(0, HEADER_LEN), (3, HEADER_LEN), (23, HEADER_LEN), (24, full), (full - 1, full)] {
         let err = rejected(&bytes[..len]);
-        assert!(matches!(err, NetError::Truncated { offset, expected: e } if offset == len && e == expected), "{err}");
+        assert!(
+            matches!(err, NetError::Truncated(t) if t.len == len as u64 && t.offset + t.needed == expected as u64),
+            "{err}"
+        );
     }
 }
 
@@ -174,7 +175,7 @@ proptest! {
     #[test]
     fn every_truncation_is_a_truncated_error(len in 0usize..file_len(16)) {
         let bytes = small_file();
-        let is_truncated = matches!(Network::from_bytes(&bytes[..len]), Err(NetError::Truncated { offset, .. }) if offset == len);
+        let is_truncated = matches!(Network::from_bytes(&bytes[..len]), Err(NetError::Truncated(t)) if t.len == len as u64);
         prop_assert!(is_truncated);
     }
 

@@ -53,6 +53,6 @@ fn export_stops_at_a_damaged_game_with_its_offset() {
     let cut = &file[..file.len() - 3];
     for format in [Format::Viriformat, Format::BulletText, Format::SfPlain] {
         let e = export_text(cut, format).unwrap_err();
-        assert!(matches!(e, RecordError::Truncated { offset, .. } if offset == cut.len() as u64), "{e}");
+        assert!(matches!(e, RecordError::Truncated { source, .. } if source.len == cut.len() as u64), "{e}");
     }
 }

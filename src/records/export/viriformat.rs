@@ -27,8 +27,8 @@
 //! that every move is legal; each problem is a [`ViriformatError`] with
 //! the game's index and the byte offset.
 
-use crate::board::fen::placement_field;
-use crate::board::Board;
+use crate::board::{castle_index, Board, BoardBuilder};
+use crate::codec::{self, Fixed, Put};
 use crate::records::{score, Game, GameResult};
 use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
 use thiserror::Error;
@@ -41,8 +41,8 @@ const UNMOVED_ROOK: u8 = 6;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ViriformatError {
-    #[error("game {game}: the file ends inside the game (at offset {offset})")]
-    Truncated { game: u64, offset: u64 },
+    #[error("game {game}: the file ends inside the game ({source})")]
+    Truncated { game: u64, source: codec::Truncated },
     #[error("game {game}: bad piece data at offset {offset}: {reason}")]
     BadPieces { game: u64, offset: u64, reason: String },
     #[error("game {game}: bad en-passant square {value} at offset {offset}")]
@@ -57,10 +57,9 @@ pub enum ViriformatError {
 
 /// The packed board of `b` with `wdl`.
 fn pack(b: &Board, wdl: u8) -> [u8; BOARD_BYTES] {
-    let mut out = [0u8; BOARD_BYTES];
-    out[..8].copy_from_slice(&b.occupied().0.to_le_bytes());
     let rights = b.castling_rights();
     let castling_rooks: Vec<Square> = (0..4).filter(|&i| rights >> i & 1 != 0).map(|i| b.castling_rook(i)).collect();
+    let mut pieces = [0u8; 16];
     for (i, sq) in b.occupied().enumerate() {
         let Some(piece) = b.piece_on(sq) else { continue };
         let mut code = piece.kind().index() as u8;
@@ -68,15 +67,19 @@ fn pack(b: &Board, wdl: u8) -> [u8; BOARD_BYTES] {
             code = UNMOVED_ROOK;
         }
         code |= (piece.color() as u8) << 3;
-        if let Some(byte) = out.get_mut(8 + i / 2) {
+        if let Some(byte) = pieces.get_mut(i / 2) {
             *byte |= code << (i % 2 * 4);
         }
     }
-    out[24] = (b.side_to_move() as u8) << 7 | b.ep_square().map_or(64, |s| s.index() as u8);
-    out[25] = u8::try_from(b.halfmove_clock()).unwrap_or(u8::MAX);
-    out[26..28].copy_from_slice(&b.fullmove_number().to_le_bytes());
-    out[30] = wdl;
-    out
+    let mut out = Fixed::<BOARD_BYTES>::new();
+    out.put_u64_le(b.occupied().0);
+    out.put(&pieces);
+    out.put_u8((b.side_to_move() as u8) << 7 | b.ep_square().map_or(64, |s| s.index() as u8));
+    out.put_u8(u8::try_from(b.halfmove_clock()).unwrap_or(u8::MAX));
+    out.put_u16_le(b.fullmove_number());
+    out.put_i16_le(0);
+    out.put(&[wdl, 0]);
+    out.into_array()
 }
 
 /// The viriformat encoding of an engine move.
@@ -110,10 +113,10 @@ pub fn encode(game: &Game) -> Vec<u8> {
     let mut out = Vec::with_capacity(BOARD_BYTES + 4 * game.plies.len() + 4);
     out.extend_from_slice(&pack(&game.start, game.result as u8));
     super::positions(game, |p| {
-        out.extend_from_slice(&encode_move(p.mv).to_le_bytes());
-        out.extend_from_slice(&(p.white_cp().clamp(-score::DECISIVE_CP, score::DECISIVE_CP) as i16).to_le_bytes());
+        out.put_u16_le(encode_move(p.mv));
+        out.put_i16_le(p.white_cp().clamp(-score::DECISIVE_CP, score::DECISIVE_CP) as i16);
     });
-    out.extend_from_slice(&[0; 4]);
+    out.put(&[0; 4]);
     out
 }
 
@@ -129,29 +132,20 @@ pub struct ViriGame {
 /// Iterates over the games of a file, validating each; stops after the
 /// first error (which it yields).
 pub struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
+    cur: codec::Reader<'a>,
     game: u64,
     failed: bool,
 }
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { data, pos: 0, game: 0, failed: false }
-    }
-
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], ViriformatError> {
-        let bytes = self.data.get(self.pos..self.pos + N).and_then(|s| <[u8; N]>::try_from(s).ok());
-        let Some(bytes) = bytes else {
-            return Err(ViriformatError::Truncated { game: self.game, offset: self.data.len() as u64 });
-        };
-        self.pos += N;
-        Ok(bytes)
+        Reader { cur: codec::Reader::new(data), game: 0, failed: false }
     }
 
     fn game(&mut self) -> Result<ViriGame, ViriformatError> {
-        let (game, offset) = (self.game, self.pos as u64);
-        let packed: [u8; BOARD_BYTES] = self.take()?;
+        let (game, offset) = (self.game, self.cur.offset() as u64);
+        let cut = |source| ViriformatError::Truncated { game, source };
+        let packed: [u8; BOARD_BYTES] = self.cur.array().map_err(cut)?;
         let start = unpack(&packed, game, offset)?;
         let result = GameResult::from_byte(packed[30]).ok_or(ViriformatError::BadResult {
             game,
@@ -161,18 +155,19 @@ impl<'a> Reader<'a> {
         let mut board = start.clone();
         let mut plies = Vec::new();
         loop {
-            let offset = self.pos as u64;
-            let [a, b, c, d] = self.take::<4>()?;
-            if [a, b, c, d] == [0; 4] {
+            let offset = self.cur.offset() as u64;
+            let ply = self.cur.array::<4>().map_err(cut)?;
+            if ply == [0; 4] {
                 break;
             }
-            let raw = u16::from_le_bytes([a, b]);
+            let mut ply = codec::Reader::new(&ply);
+            let (raw, cp) = (ply.u16_le().map_err(cut)?, ply.i16_le().map_err(cut)?);
             let candidate = decode_move(raw);
             let Some(mv) = board.legal_moves().iter().find(|&m| m == candidate) else {
                 return Err(ViriformatError::IllegalMove { game, ply: plies.len() + 1, offset, raw });
             };
             board.make_move(mv);
-            plies.push((mv, i16::from_le_bytes([c, d])));
+            plies.push((mv, cp));
         }
         Ok(ViriGame { start, result, plies })
     }
@@ -182,7 +177,7 @@ impl Iterator for Reader<'_> {
     type Item = Result<ViriGame, ViriformatError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.pos >= self.data.len() {
+        if self.failed || self.cur.is_empty() {
             return None;
         }
         let r = self.game();
@@ -196,58 +191,51 @@ impl Iterator for Reader<'_> {
 
 /// The board of a packed header.
 fn unpack(p: &[u8; BOARD_BYTES], game: u64, offset: u64) -> Result<Board, ViriformatError> {
-    let mut occ = [0u8; 8];
-    occ.copy_from_slice(&p[..8]);
-    let occupancy = crate::types::Bitboard(u64::from_le_bytes(occ));
+    let mut r = codec::Reader::new(p);
+    let cut = |source| ViriformatError::Truncated { game, source };
+    let occupancy = crate::types::Bitboard(r.u64_le().map_err(cut)?);
+    let pieces: [u8; 16] = r.array().map_err(cut)?;
+    let [stm_ep, halfmove] = r.array().map_err(cut)?;
+    let fullmove = r.u16_le().map_err(cut)?;
     let bad = |reason: String| ViriformatError::BadPieces { game, offset, reason };
     if occupancy.count() > 32 {
         return Err(bad(format!("{} occupied squares", occupancy.count())));
     }
-    let mut squares = [None; 64];
-    let mut castling = String::new();
+    let mut board = BoardBuilder::new();
+    let mut castling_rooks = Vec::new();
     for (i, sq) in occupancy.enumerate() {
-        let code = p.get(8 + i / 2).map_or(0, |b| b >> (i % 2 * 4) & 15);
+        let code = pieces.get(i / 2).map_or(0, |b| b >> (i % 2 * 4) & 15);
         let color = if code >> 3 != 0 { Color::Black } else { Color::White };
         let kind = match code & 7 {
             UNMOVED_ROOK => {
-                let letter = (b'a' + sq.file()) as char;
-                castling.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
+                castling_rooks.push((color, sq.file()));
                 PieceType::Rook
             }
             7 => return Err(bad(format!("piece code 7 on {sq}"))),
             k => PieceType::from_index(usize::from(k)),
         };
-        squares[sq.index()] = Some(Piece::new(color, kind));
+        board.piece(sq, Some(Piece::new(color, kind)));
     }
-    let stm = if p[24] >> 7 != 0 { 'b' } else { 'w' };
-    let ep = p[24] & 127;
-    let ep_field = match ep {
-        64 => "-".to_string(),
-        0..=63 => Square::new(ep).to_string(),
+    let bad_position = |reason: String| ViriformatError::BadPosition { game, offset, reason };
+    for (color, file) in castling_rooks {
+        let king = Some(Piece::new(color, PieceType::King));
+        let back = color.relative_rank(0);
+        let king_file = (0..8).find(|&f| board.squares[Square::from_coords(f, back).index()] == king).unwrap_or(8);
+        let king_side = file > king_file;
+        if board.castling[castle_index(color, king_side)].is_some() {
+            return Err(bad_position(format!("two {color:?} castling rooks on one side of the king")));
+        }
+        board.castle(color, king_side, file);
+    }
+    board.side_to_move = if stm_ep >> 7 != 0 { Color::Black } else { Color::White };
+    board.en_passant = match stm_ep & 127 {
+        64 => None,
+        ep @ 0..=63 => Some(Square::new(ep)),
         value => return Err(ViriformatError::BadEnPassant { game, offset: offset + 24, value }),
     };
-    // Upper-case (white) letters first, as FEN wants them.
-    let mut letters: Vec<char> = castling.chars().collect();
-    letters.sort_by_key(|c| (c.is_ascii_lowercase(), *c));
-    let castling: String = if letters.is_empty() { "-".into() } else { letters.into_iter().collect() };
-    let fullmove = u16::from_le_bytes([p[26], p[27]]);
-    let fen = format!("{} {stm} {castling} {ep_field} {} {fullmove}", placement_field(&squares), p[25]);
-    Board::from_fen(&fen, true)
-        .map(|mut b| {
-            b.set_chess960(!is_standard_castling(&b));
-            b
-        })
-        .map_err(|e| ViriformatError::BadPosition { game, offset, reason: e.to_string() })
-}
-
-/// Whether the castling rooks (if any) are those of standard chess.
-fn is_standard_castling(b: &Board) -> bool {
-    let rights = b.castling_rights();
-    (0..4).filter(|&i| rights >> i & 1 != 0).all(|i| {
-        let rook = b.castling_rook(i);
-        let king = b.king_square(if i < 2 { Color::White } else { Color::Black });
-        king.file() == 4 && (rook.file() == 0 || rook.file() == 7)
-    })
+    board.halfmove_clock = halfmove.into();
+    board.fullmove_number = fullmove;
+    board.build().map_err(|e| bad_position(e.to_string()))
 }
 
 /// Decodes and validates every game.

@@ -14,7 +14,8 @@
 //! 3. The input is read again; the positions on the drop list are left
 //!    out (runs of kept positions become games, see [`super`]).
 
-use super::{games, parts_for, write_kept, Summary, TempDir};
+use super::{games, parts_for, write_kept, Summary};
+use crate::codec::TempDir;
 use crate::records::RecordError;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -67,7 +68,7 @@ impl Written {
     /// to be what was written.
     fn read(&self, dir: &TempDir, part: usize) -> Result<Vec<u64>, RecordError> {
         let len = self.lens.get(&part).copied().unwrap_or(0);
-        let bytes = dir.read_back(&format!("{}-{part}", self.prefix), len)?;
+        let bytes = super::read_back(dir, &format!("{}-{part}", self.prefix), len)?;
         Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
     }
 }

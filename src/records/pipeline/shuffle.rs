@@ -9,8 +9,8 @@
 //! with the seed) and writes them. The order depends
 //! only on the input, the seed, `memory` and `positions`.
 
-use super::{damaged, games, parts_for, write_kept, Summary, TempDir};
-use crate::codec::SplitMix64;
+use super::{damaged, games, parts_for, read_back, write_kept, Summary};
+use crate::codec::{SplitMix64, TempDir};
 use crate::records::{framing_spans, RecordError};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -69,7 +69,7 @@ pub fn shuffle(
     }
     for (i, &len) in written.iter().enumerate() {
         let name = format!("bucket-{i}");
-        let bytes = dir.read_back(&name, len)?;
+        let bytes = read_back(&dir, &name, len)?;
         let mut spans = framing_spans(&bytes);
         if spans.last().map_or(0, |s| s.end) != bytes.len() {
             return Err(damaged(&dir.file(&name), "not whole games"));

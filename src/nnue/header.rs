@@ -1,0 +1,106 @@
+//! The header fields the network file (ARNN, [`super::file`]) and the
+//! trainer's checkpoint (ARCK, `train::checkpoint`) share, read once. All
+//! little-endian, from offset 0:
+//!
+//! | size | field | validated |
+//! |------|-------|-----------|
+//! | 4 | magic | exact |
+//! | 4 | format version (u32) | the format's |
+//! | 4 | input count (u32), ARNN only | must be 768 |
+//! | 4 | hidden size `N` (u32) | multiple of 16 in `16..=4096` |
+//! | 2 | QA (u16) | `1..=255` |
+//! | 2 | QB (u16) | at least 1 |
+//! | 2 | SCALE (u16) | at least 1 |
+//! | 2 | reserved | zero |
+//!
+//! The whole header (`len` bytes, the format's own fields after these
+//! included) must be there before any field is checked.
+
+use super::{is_valid_hidden, Quantisation, INPUTS};
+use crate::codec::{Reader, Truncated};
+
+/// What a format's header is.
+pub struct Layout {
+    pub magic: &'static [u8; 4],
+    pub version: u32,
+    /// Whether the input count follows the version.
+    pub input_count: bool,
+    /// The header's whole length.
+    pub len: usize,
+}
+
+/// The shared fields of a valid header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub hidden: usize,
+    pub quant: Quantisation,
+}
+
+/// The first thing wrong with a header; each format turns it into its own
+/// error with the same offsets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HeaderError {
+    BadMagic,
+    UnsupportedVersion { version: u32 },
+    BadInputCount { count: u32 },
+    BadHiddenSize { offset: usize, hidden: u32 },
+    BadQuantisation { offset: usize, quant: Quantisation, field: &'static str, value: u16, rule: &'static str },
+    NonZeroReserved { offset: usize, value: u16 },
+    Truncated(Truncated),
+}
+
+impl From<Truncated> for HeaderError {
+    fn from(t: Truncated) -> HeaderError {
+        HeaderError::Truncated(t)
+    }
+}
+
+/// Reads the shared fields at the start of `bytes`; the cursor ends after
+/// them (the format's own header fields follow).
+pub fn read<'a>(bytes: &'a [u8], layout: &Layout) -> Result<(Header, Reader<'a>), HeaderError> {
+    // A file shorter than the magic is a wrong file when it starts wrong.
+    if !layout.magic.starts_with(bytes.get(..4).unwrap_or(bytes)) {
+        return Err(HeaderError::BadMagic);
+    }
+    let mut r = Reader::new(Reader::new(bytes).bytes(layout.len)?);
+    r.skip(4)?;
+    let version = r.u32_le()?;
+    if version != layout.version {
+        return Err(HeaderError::UnsupportedVersion { version });
+    }
+    if layout.input_count {
+        let count = r.u32_le()?;
+        if count as usize != INPUTS {
+            return Err(HeaderError::BadInputCount { count });
+        }
+    }
+    let (offset, hidden) = (r.offset(), r.u32_le()?);
+    if !is_valid_hidden(hidden as usize) {
+        return Err(HeaderError::BadHiddenSize { offset, hidden });
+    }
+    let at = r.offset();
+    let quant = Quantisation { qa: r.u16_le()?, qb: r.u16_le()?, scale: r.u16_le()? };
+    if let Some((i, field, rule)) = quantisation_fault(quant) {
+        let value = [quant.qa, quant.qb, quant.scale][i];
+        return Err(HeaderError::BadQuantisation { offset: at + 2 * i, quant, field, value, rule });
+    }
+    let (offset, value) = (r.offset(), r.u16_le()?);
+    if value != 0 {
+        return Err(HeaderError::NonZeroReserved { offset, value });
+    }
+    Ok((Header { hidden: hidden as usize, quant }, r))
+}
+
+/// The first quantisation constant out of range: its index (QA 0, QB 1,
+/// SCALE 2, as stored), name and rule.
+pub fn quantisation_fault(q: Quantisation) -> Option<(usize, &'static str, &'static str)> {
+    if !(1..=255).contains(&q.qa) {
+        Some((0, "QA", "must be in 1..=255"))
+    } else if q.qb == 0 {
+        Some((1, "QB", "must be at least 1"))
+    } else if q.scale == 0 {
+        Some((2, "SCALE", "must be at least 1"))
+    } else {
+        None
+    }
+}
