@@ -10,6 +10,19 @@ CONFIG ?= configs/engine.toml
 ARCH   ?= x86-64-v3
 export RUSTFLAGS += -C target-cpu=$(ARCH)
 
+# CI_BUILD=1 (set by .ci/run): every build lints as it compiles. clippy-driver
+# wraps rustc for this crate's targets (dependencies build with plain rustc)
+# and warnings are errors, so CI needs no separate `cargo clippy` check build:
+# the release build lints the library and binary, `make test` the tests and
+# examples, `make lint-benches` the benchmarks. The release build also skips
+# LTO there: the `bench` node count is the same, and CI times no search.
+ifeq ($(CI_BUILD),1)
+export RUSTC_WORKSPACE_WRAPPER := $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+export RUSTFLAGS += -D warnings
+export CARGO_PROFILE_RELEASE_LTO := false
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS := 16
+endif
+
 # SPRT (tools/sprt.py): the working tree's build against BASE.
 BASE ?= HEAD
 NODES ?=
@@ -18,7 +31,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -67,6 +80,11 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 
+# With CI_BUILD=1: the benchmarks built in the test profile (whose
+# dependencies `make test` already built), which lints them.
+lint-benches:
+	$(CARGO) test --benches --no-run
+
 # The bench signature: `bench` must print the count of the newest
 # `Bench: N` line in git log.
 bench-check: build
@@ -81,7 +99,8 @@ debug-game: deps
 # Everything with debug assertions on: the unit tests, then the game.
 debug-test: unit-test debug-game
 
-# What CI runs (.ci/run): the habits, then the README's test command.
+# The checks CI runs (.ci/run), with `make lint`'s separate clippy build
+# instead of CI_BUILD's linting builds, then the README's test command.
 ci: deps lint bench-check test
 
 # A match against outside engines (not part of `make test`): GAMES per
