@@ -523,6 +523,28 @@ impl Worker {
         self.pv_len[ply] = ply + 1 + n;
     }
 
+    /// Enters a node of either search: empties its PV, counts it and
+    /// checks the limits. False when the search is stopped: a stopped
+    /// search returns at once and counts no more nodes, so a node limit is
+    /// never overshot by the calls still under way. `seldepth` follows the
+    /// ply when `track_seldepth` (PV nodes of the main search, every
+    /// quiescence node).
+    #[inline(always)]
+    fn enter_node(&mut self, ctx: &Ctx, ply: usize, track_seldepth: bool) -> bool {
+        self.pv_len[ply] = ply;
+        if self.stopped {
+            return false;
+        }
+        self.nodes += 1;
+        if self.check_stop(ctx) {
+            return false;
+        }
+        if track_seldepth && ply + 1 > self.seldepth {
+            self.seldepth = ply + 1;
+        }
+        true
+    }
+
     /// A move's value `v` against the node's best so far: a better value
     /// becomes `best`; one above `alpha` also makes `m` the best move (and
     /// the PV at a PV node) and raises `alpha`. True when it fails high.
@@ -567,18 +589,8 @@ impl Worker {
         if depth <= 0 {
             return self.qsearch(ctx, alpha, beta, ply);
         }
-        self.pv_len[ply] = ply;
-        // A stopped search returns at once and counts no more nodes, so a
-        // node limit is never overshot by the calls still under way.
-        if self.stopped {
+        if !self.enter_node(ctx, ply, pv_node) {
             return 0;
-        }
-        self.nodes += 1;
-        if self.check_stop(ctx) {
-            return 0;
-        }
-        if pv_node && ply + 1 > self.seldepth {
-            self.seldepth = ply + 1;
         }
         let in_check = self.board.in_check();
 
@@ -1036,18 +1048,10 @@ impl Worker {
     /// from a stand-pat value, down to quiet positions.
     fn qsearch(&mut self, ctx: &Ctx, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         let pv_node = beta - alpha > 1;
-        self.pv_len[ply] = ply;
 
         // Step 1. Stop, count the node, draws and the ply limit.
-        if self.stopped {
+        if !self.enter_node(ctx, ply, true) {
             return 0;
-        }
-        self.nodes += 1;
-        if self.check_stop(ctx) {
-            return 0;
-        }
-        if ply + 1 > self.seldepth {
-            self.seldepth = ply + 1;
         }
         if self.board.is_draw(ply) {
             return 0;
