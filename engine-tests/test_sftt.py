@@ -74,6 +74,12 @@ def test_a_depth_the_table_holds_is_answered_from_it_and_a_deeper_one_resumes(ex
     # A deeper request, or one the table cannot answer (two lines), searches.
     deeper, _ = last_info(u, 11)
     assert deeper.startswith("info depth 11 ") and " nodes 0 " not in deeper
+    # Deeper than the table: the search goes on at the next depth, without
+    # repeating the one the table already holds.
+    u.send(f"position fen {FEN}", "go depth 13")
+    lines, _ = u.bestmove(60)
+    depths = [int(l.split()[2]) for l in lines if l.startswith("info depth")]
+    assert depths and min(depths) == 12 and max(depths) == 13, depths
     two, _ = last_info(u, 10, "setoption name MultiPV value 2")
     assert " nodes 0 " not in two
     u.close()
