@@ -213,21 +213,18 @@ sprt-selftest: build deps
 	  --base-nodes 8000 --elo0 0 --elo1 30 --concurrency $(CONCURRENCY) --option Hash=4 --seed 1; \
 	  test $$? -eq 1 && echo "sprt-selftest: the stronger build passed and the weaker one failed"
 
-# Time to depth 14 with 1 and 2 threads over SMP_COUNT bench positions
-# (all 50 by default), SMP_RUNS times with the two thread counts alternating;
-# the speed-up reported is the median of the runs' ratios. One run is not
-# enough: on this project's machines the one-thread time of the same search
-# varied from 6.4 to 7.7 s between runs, and single ratios from 1.21 to 1.52.
-SMP_COUNT ?= 50
-SMP_RUNS  ?= 5
+# Lazy SMP (tools/smp_bench.py): time to depth 14 and nps with 1 thread and
+# with each of SMP_THREADS over SMP_COUNT bench positions (all 50 by
+# default), SMP_RUNS times with the thread counts alternating; the speed-ups
+# are the medians of the runs' ratios. One run is not enough: on this
+# project's machines the one-thread time of the same search varied from 6.4
+# to 7.7 s between runs, and single ratios from 1.21 to 1.52. On a machine
+# with more cores: `make smp-bench SMP_THREADS="2 4 8 16"`.
+SMP_COUNT   ?= 50
+SMP_RUNS    ?= 5
+SMP_THREADS ?= 2
 smp-bench: build
-	@for i in $$(seq $(SMP_RUNS)); do \
-	  t1=$$(./$(EXE) bench 14 --threads 1 --hash 64 --count $(SMP_COUNT) | sed -n 's/^Total time (ms) : //p'); \
-	  t2=$$(./$(EXE) bench 14 --threads 2 --hash 64 --count $(SMP_COUNT) | sed -n 's/^Total time (ms) : //p'); \
-	  echo "run $$i: Threads 1: $$t1 ms, Threads 2: $$t2 ms, ratio $$(awk "BEGIN{printf \"%.2f\", $$t1/$$t2}")" >&2; \
-	  awk "BEGIN{printf \"%.4f\\n\", $$t1/$$t2}"; \
-	done | sort -n | awk '{ r[NR] = $$1 } END { m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2; \
-	  printf "time to depth 14 ($(SMP_COUNT) positions), median of %d runs: speed-up %.2f (min %.2f, max %.2f)\n", NR, m, r[1], r[NR] }'
+	python3 tools/smp_bench.py ./$(EXE) --count $(SMP_COUNT) --runs $(SMP_RUNS) --threads $(SMP_THREADS)
 
 # Resuming analysis from a saved table (issue 47): 20 positions, Hash 64 MB,
 # 1 thread, saved at depth 14 and continued to 15 and 16 by a new process,

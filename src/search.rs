@@ -209,13 +209,30 @@ impl RootMove {
     }
 }
 
+/// A value alone on its 64-byte cache line: counters that different
+/// threads write must not share a line, or every write evicts the other
+/// threads' copies (false sharing).
+#[repr(align(64))]
+#[derive(Debug, Default)]
+pub struct CacheLine<T>(pub T);
+
+impl<T> std::ops::Deref for CacheLine<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// State shared by all threads of one search.
 pub struct Shared {
     pub stop: AtomicBool,
     /// True while `go ponder` has not been answered by `ponderhit`.
     pub pondering: AtomicBool,
-    pub node_counts: Vec<AtomicU64>,
-    pub tbhits: AtomicU64,
+    /// Each thread's node count, published every 1,024 nodes.
+    pub node_counts: Vec<CacheLine<AtomicU64>>,
+    /// Written by every thread at each tablebase hit: a line of its own,
+    /// away from `stop`, which every node reads.
+    pub tbhits: CacheLine<AtomicU64>,
     /// Tablebase probes that failed on a bad or unreadable file (a missing
     /// table is no failure), and the first such error: reported once, at
     /// the end of the search.
@@ -229,8 +246,8 @@ impl Shared {
         Shared {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
-            node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
-            tbhits: AtomicU64::new(0),
+            node_counts: (0..threads.max(1)).map(|_| CacheLine(AtomicU64::new(0))).collect(),
+            tbhits: CacheLine(AtomicU64::new(0)),
             tb_errors: AtomicU64::new(0),
             first_tb_error: parking_lot::Mutex::new(None),
             start: Instant::now(),

@@ -105,8 +105,9 @@ pub const CAPTURES_TRIED_MAX: usize = 32;
 pub const ASPIRATION_MIN_DEPTH: i32 = 4;
 pub const ASPIRATION_DELTA: i32 = 20;
 
-/// Lazy SMP: helper `id` skips depth `d` when `(d + id) % SMP_SKIP_CYCLE == 0`.
-pub const SMP_SKIP_CYCLE: usize = 4;
+/// Lazy SMP: the depths each helper skips (see `thread::skips_depth`).
+pub const SMP_SKIP_SIZE: [usize; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+pub const SMP_SKIP_PHASE: [usize; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
 
 // ----- Time management ----------------------------------------------------------
 
