@@ -12,15 +12,22 @@ export RUSTFLAGS += -C target-cpu=$(ARCH)
 
 # CI_BUILD=1 (set by .ci/run): every build lints as it compiles. clippy-driver
 # wraps rustc for this crate's targets (dependencies build with plain rustc)
-# and warnings are errors, so CI needs no separate `cargo clippy` check build:
-# the release build lints the library and binary, `make test` the tests and
-# examples, `make lint-benches` the benchmarks. The release build also skips
-# LTO there: the `bench` node count is the same, and CI times no search.
+# and warnings are errors, so CI needs no separate `cargo clippy` check build.
+# And CI builds one profile only: `make build` builds the binary in the test
+# profile (optimised, with debug assertions and overflow checks; the `bench`
+# node count is the same) together with the examples, which bring in the
+# dev-dependencies' features, so `cargo test` and `cargo test --benches`
+# after it reuse the dependencies and the library and compile only the test
+# harnesses. The black-box tests then run against that binary, its debug
+# assertions on (about 0.6x the release build's speed; the tests allow it).
 ifeq ($(CI_BUILD),1)
 export RUSTC_WORKSPACE_WRAPPER := $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
 export RUSTFLAGS += -D warnings
-export CARGO_PROFILE_RELEASE_LTO := false
-export CARGO_PROFILE_RELEASE_CODEGEN_UNITS := 16
+BUILD_ARGS := --profile test --bins --examples
+BUILD_OUT  := target/debug/archivist
+else
+BUILD_ARGS := --release
+BUILD_OUT  := target/release/archivist
 endif
 
 # SPRT (tools/sprt.py): the working tree's build against BASE.
@@ -31,13 +38,13 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
 build:
-	$(CARGO) build --release
-	cp target/release/archivist $(EXE)
+	$(CARGO) build $(BUILD_ARGS)
+	cp $(BUILD_OUT) $(EXE)
 
 run: build
 	./$(EXE) --config $(CONFIG)
@@ -225,6 +232,21 @@ SMP_RUNS    ?= 5
 SMP_THREADS ?= 2
 smp-bench: build
 	python3 tools/smp_bench.py ./$(EXE) --count $(SMP_COUNT) --runs $(SMP_RUNS) --threads $(SMP_THREADS)
+
+# What a second thread is worth in games: fastchess, this build with 2
+# threads against itself with 1, 10+0.1, Hash 64 MB each, SMP_GAMES games
+# (pairs of both colours) from balanced openings in random order, one game
+# at a time (the 2-thread engine needs both cores; nothing else may run).
+# Prints fastchess's Elo with its 95 % interval; games go to SMP_PGN.
+FASTCHESS ?= ../shared/tools/fastchess
+SMP_GAMES ?= 200
+SMP_PGN   ?= smp-match.pgn
+smp-match: build
+	$(FASTCHESS) -engine cmd=./$(EXE) name=threads2 option.Threads=2 \
+	  -engine cmd=./$(EXE) name=threads1 option.Threads=1 \
+	  -each proto=uci tc=10+0.1 timemargin=100 option.Hash=64 option.OwnBook=false \
+	  -openings file=$(OPENINGS) format=epd order=random -srand $(or $(SEED),47) \
+	  -repeat -rounds $$(( $(SMP_GAMES) / 2 )) -games 2 -concurrency 1 -recover -pgnout file=$(SMP_PGN)
 
 # Resuming analysis from a saved table (issue 47): 20 positions, Hash 64 MB,
 # 1 thread, saved at depth 14 and continued to 15 and 16 by a new process,
