@@ -6,6 +6,7 @@
 //! | item | definition |
 //! | --- | --- |
 //! | [`Reader`] | cursor over `&[u8]`: `u8`, `i8`, `{u,i}{16,32,64}_le`, `f32_le`, `u{16,32,64}_be`, `bytes(n)`, `array::<N>()`, `skip(n)`; each read moves past its bytes or fails and stays put |
+//! | [`Items`], [`Decode`] | the validated items of a file of self-delimiting records, one after another; stops after the first error |
 //! | [`Truncated`] | the one "ran past the end" error: `offset` (where the read started), `needed` (bytes), `len` (of the data) |
 //! | [`Put`], [`WriteBytes`] | the same values appended to a `Vec<u8>` or a [`Fixed`] record (`put_*`), or written to an `io::Write` (`write_*`) |
 //! | [`PathIoError`], [`IoAt::at`], [`read_file`] | an `io::Error` with the path it happened on; prints `PATH: ERROR` |
@@ -22,7 +23,7 @@
 mod bytes;
 mod fs;
 
-pub use bytes::{Fixed, Put, Reader, Truncated, WriteBytes};
+pub use bytes::{Decode, Fixed, Items, Put, Reader, Truncated, WriteBytes};
 pub use fs::{read_file, IoAt, PathIoError, TempDir};
 
 /// FNV-1a's offset basis.

@@ -332,36 +332,17 @@ fn cut(game: u64) -> impl Fn(codec::Truncated) -> RecordError + Copy {
 
 /// Iterates over the games of a file, validating each; stops after the
 /// first error (which it yields).
-pub struct Reader<'a> {
-    cur: codec::Reader<'a>,
-    game: u64,
-    failed: bool,
-}
+pub type Reader<'a> = codec::Items<'a, Games>;
 
-impl<'a> Reader<'a> {
-    pub fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { cur: codec::Reader::new(data), game: 0, failed: false }
-    }
+/// The games of a records file, for [`codec::Items`].
+#[derive(Clone, Copy, Debug)]
+pub struct Games;
 
-    /// Byte offset of the next game.
-    pub fn offset(&self) -> u64 {
-        self.cur.offset() as u64
-    }
-}
-
-impl Iterator for Reader<'_> {
-    type Item = Result<Game, RecordError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.cur.is_empty() {
-            return None;
-        }
-        let r = decode_game(&mut self.cur, self.game);
-        match r {
-            Ok(_) => self.game += 1,
-            Err(_) => self.failed = true,
-        }
-        Some(r)
+impl codec::Decode for Games {
+    type Item = Game;
+    type Error = RecordError;
+    fn decode(cur: &mut codec::Reader<'_>, game: u64) -> Result<Game, RecordError> {
+        decode_game(cur, game)
     }
 }
 

@@ -8,18 +8,21 @@
 pub const ROOK_DIRS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 pub const BISHOP_DIRS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 
-/// Squares a slider on `sq` attacks along `dirs` given `occupied`.
+/// The squares from `sq` (excluded) in direction `(df, dr)` to the board's edge.
+fn ray(sq: usize, (df, dr): (i8, i8)) -> impl Iterator<Item = usize> {
+    let (f0, r0) = ((sq % 8) as i8, (sq / 8) as i8);
+    (1..8)
+        .map(move |i| (f0 + i * df, r0 + i * dr))
+        .take_while(|(f, r)| (0..8).contains(f) && (0..8).contains(r))
+        .map(|(f, r)| (r * 8 + f) as usize)
+}
+
+/// Squares a slider on `sq` attacks along `dirs` given `occupied`: each ray
+/// up to and including its first occupied square.
 pub fn slow_slider(sq: usize, occupied: u64, dirs: &[(i8, i8); 4]) -> u64 {
     let mut out = 0u64;
-    for &(df, dr) in dirs {
-        let (mut f, mut r) = ((sq % 8) as i8, (sq / 8) as i8);
-        loop {
-            f += df;
-            r += dr;
-            if !(0..8).contains(&f) || !(0..8).contains(&r) {
-                break;
-            }
-            let s = (r * 8 + f) as usize;
+    for &dir in dirs {
+        for s in ray(sq, dir) {
             out |= 1 << s;
             if occupied >> s & 1 != 0 {
                 break;
@@ -47,16 +50,10 @@ pub const KING_DELTAS: [(i8, i8); 8] = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0)
 /// Relevant occupancy mask: the rays without their last square.
 pub fn slider_mask(sq: usize, dirs: &[(i8, i8); 4]) -> u64 {
     let mut out = 0u64;
-    for &(df, dr) in dirs {
-        let (mut f, mut r) = ((sq % 8) as i8, (sq / 8) as i8);
-        loop {
-            f += df;
-            r += dr;
-            let (nf, nr) = (f + df, r + dr);
-            if !(0..8).contains(&nf) || !(0..8).contains(&nr) {
-                break;
-            }
-            out |= 1 << (r * 8 + f);
+    for &dir in dirs {
+        let squares: Vec<usize> = ray(sq, dir).collect();
+        for &s in &squares[..squares.len().saturating_sub(1)] {
+            out |= 1 << s;
         }
     }
     out

@@ -145,15 +145,19 @@ fn chess_board(p: &SbobPosition) -> Option<Board> {
     }
 }
 
+/// The SBOB book's chess positions with their boards, in book order; the
+/// others (other games, bad FENs) are counted in `report.skipped_positions`.
+fn chess_positions<'a>(book: &'a SbobBook, report: &mut Report) -> Vec<(&'a SbobPosition, Board)> {
+    let boards: Vec<_> = book.positions.iter().filter_map(|p| Some((p, chess_board(p)?))).collect();
+    report.skipped_positions += book.positions.len() - boards.len();
+    boards
+}
+
 /// SBOB → Polyglot entries (see the module table for what is kept).
 pub fn sbob_to_polyglot(book: &SbobBook) -> (Vec<PolyglotEntry>, Report) {
     let mut report = Report::default();
     let mut entries = Vec::new();
-    for p in &book.positions {
-        let Some(board) = chess_board(p) else {
-            report.skipped_positions += 1;
-            continue;
-        };
+    for (p, board) in chess_positions(book, &mut report) {
         let key = polyglot_key(&board);
         let legal = board.legal_moves();
         let before = entries.len();
@@ -222,11 +226,7 @@ pub fn yacb_to_sbob(book: &YacbBook, roots: &[Board]) -> (SbobBook, Report) {
 pub fn sbob_to_yacb(book: &SbobBook) -> (Vec<YacbEntry>, Report) {
     let mut report = Report::default();
     let mut entries = Vec::new();
-    for p in &book.positions {
-        let Some(board) = chess_board(p) else {
-            report.skipped_positions += 1;
-            continue;
-        };
+    for (p, board) in chess_positions(book, &mut report) {
         let legal = board.legal_moves();
         let mut best: Option<(crate::types::Move, &sbob::SbobMove)> = None;
         for m in &p.moves {

@@ -26,6 +26,52 @@ pub struct Reader<'a> {
     pos: usize,
 }
 
+/// How a file of self-delimiting items (games, for example) decodes one of
+/// them: reads it from the cursor, validating as it goes; `index` counts
+/// the items before it (for the error).
+pub trait Decode {
+    type Item;
+    type Error;
+    fn decode(cur: &mut Reader<'_>, index: u64) -> Result<Self::Item, Self::Error>;
+}
+
+/// The items of `bytes`, one after another, each validated by `D`; the
+/// iteration stops after the first error, which it yields.
+#[derive(Clone, Debug)]
+pub struct Items<'a, D> {
+    cur: Reader<'a>,
+    index: u64,
+    failed: bool,
+    decode: std::marker::PhantomData<D>,
+}
+
+impl<'a, D: Decode> Items<'a, D> {
+    pub fn new(bytes: &'a [u8]) -> Items<'a, D> {
+        Items { cur: Reader::new(bytes), index: 0, failed: false, decode: std::marker::PhantomData }
+    }
+
+    /// Byte offset of the next item.
+    pub fn offset(&self) -> u64 {
+        self.cur.offset() as u64
+    }
+}
+
+impl<D: Decode> Iterator for Items<'_, D> {
+    type Item = Result<D::Item, D::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.cur.is_empty() {
+            return None;
+        }
+        let r = D::decode(&mut self.cur, self.index);
+        match r {
+            Ok(_) => self.index += 1,
+            Err(_) => self.failed = true,
+        }
+        Some(r)
+    }
+}
+
 macro_rules! read_ints {
     ($($name:ident: $t:ty = $from:ident;)*) => {$(
         #[doc = concat!("A `", stringify!($t), "` (`", stringify!($from), "`).")]

@@ -131,21 +131,19 @@ pub struct ViriGame {
 
 /// Iterates over the games of a file, validating each; stops after the
 /// first error (which it yields).
-pub struct Reader<'a> {
-    cur: codec::Reader<'a>,
-    game: u64,
-    failed: bool,
-}
+pub type Reader<'a> = codec::Items<'a, Games>;
 
-impl<'a> Reader<'a> {
-    pub fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { cur: codec::Reader::new(data), game: 0, failed: false }
-    }
+/// The games of a viriformat file, for [`codec::Items`].
+#[derive(Clone, Copy, Debug)]
+pub struct Games;
 
-    fn game(&mut self) -> Result<ViriGame, ViriformatError> {
-        let (game, offset) = (self.game, self.cur.offset() as u64);
+impl codec::Decode for Games {
+    type Item = ViriGame;
+    type Error = ViriformatError;
+    fn decode(cur: &mut codec::Reader<'_>, game: u64) -> Result<ViriGame, ViriformatError> {
+        let offset = cur.offset() as u64;
         let cut = |source| ViriformatError::Truncated { game, source };
-        let packed: [u8; BOARD_BYTES] = self.cur.array().map_err(cut)?;
+        let packed: [u8; BOARD_BYTES] = cur.array().map_err(cut)?;
         let start = unpack(&packed, game, offset)?;
         let result = GameResult::from_byte(packed[30]).ok_or(ViriformatError::BadResult {
             game,
@@ -155,8 +153,8 @@ impl<'a> Reader<'a> {
         let mut board = start.clone();
         let mut plies = Vec::new();
         loop {
-            let offset = self.cur.offset() as u64;
-            let ply = self.cur.array::<4>().map_err(cut)?;
+            let offset = cur.offset() as u64;
+            let ply = cur.array::<4>().map_err(cut)?;
             if ply == [0; 4] {
                 break;
             }
@@ -170,22 +168,6 @@ impl<'a> Reader<'a> {
             plies.push((mv, cp));
         }
         Ok(ViriGame { start, result, plies })
-    }
-}
-
-impl Iterator for Reader<'_> {
-    type Item = Result<ViriGame, ViriformatError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.cur.is_empty() {
-            return None;
-        }
-        let r = self.game();
-        match r {
-            Ok(_) => self.game += 1,
-            Err(_) => self.failed = true,
-        }
-        Some(r)
     }
 }
 
