@@ -288,7 +288,10 @@ def cmd_status(_args):
             except (OSError, ValueError):
                 pass
             seeds = sorted({r.get("seed") for r in runs if r.get("seed") is not None})
-            live = any(r.get("status") == "running" for r in runs) and pid is not None
+            # A run left "running" by a killed process does not make a
+            # file that already has all its games look unfinished.
+            live = (any(r.get("status") == "running" for r in runs) and pid is not None
+                    and not (games is not None and games >= FILE_GAMES))
             base = os.path.basename(path)
             who = read.get((base, fnv1a64(path)), []) if any(n == base for n, _ in read) else []
             state = ("being written" if live else
