@@ -106,6 +106,20 @@ impl Input {
         Input::from_reader(raw, source_len, &path.display().to_string()).map_err(|e| reattach(e, path))
     }
 
+    /// The whole of `path` (`-` for standard input), decompressed. The
+    /// error is the I/O error without the path (callers name it).
+    pub fn read_all(path: &Path) -> io::Result<Vec<u8>> {
+        let mut input = Input::open(path).map_err(|e| match e {
+            InputError::Open { source, .. } => source,
+            InputError::Decoder { format, source, .. } => {
+                io::Error::new(source.kind(), format!("cannot start the {format} decoder: {source}"))
+            }
+        })?;
+        let mut bytes = Vec::new();
+        input.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
     /// Wraps any reader (tests, pipes) the same way as [`Input::open`].
     pub fn from_reader(raw: Box<dyn Read + Send>, source_len: Option<u64>, name: &str) -> Result<Input, InputError> {
         let path = PathBuf::from(name);

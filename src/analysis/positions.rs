@@ -110,7 +110,7 @@ pub fn gather(path: &Path, options: &GatherOptions) -> Result<Gathered, Position
             (boards, warnings.len())
         }
         InputKind::Epd => {
-            let bytes = std::fs::read(path).map_err(io)?;
+            let bytes = crate::input::Input::read_all(path).map_err(io)?;
             let mut boards = Vec::new();
             for line in crate::epd::lines(&String::from_utf8_lossy(&bytes), false) {
                 match line {
@@ -169,6 +169,30 @@ mod tests {
         assert!(matches!(&got.warnings[0], Skipped::Game(ReplayError::IllegalMove { ply: 3, .. })));
         let shown = got.warnings[0].to_string();
         assert!(shown.contains("g.pgn: game 2, ply 3") && shown.ends_with("; skipped"), "{shown}");
+    }
+
+    #[test]
+    fn compressed_pgn_and_epd_give_the_positions_of_the_plain_files() {
+        use std::io::Write;
+        let dir = TempDir::new("gz");
+        let gz = |name: &str, text: &str| {
+            let p = dir.file(name);
+            let mut e = flate2::write::GzEncoder::new(std::fs::File::create(&p).unwrap(), flate2::Compression::fast());
+            e.write_all(text.as_bytes()).unwrap();
+            e.finish().unwrap();
+            p
+        };
+        let pgn = "1. e4 e5 2. Nf3 *\n\n1. d4 *\n";
+        let epd = "8/8/8/8/8/8/8/K6k w - -\n8/8/8/8/8/8/8/K5k1 b - -\n";
+        for (plain, packed) in
+            [(write(&dir, "g.pgn", pgn), gz("g.pgn.gz", pgn)), (write(&dir, "p.epd", epd), gz("p.epd.gz", epd))]
+        {
+            let (a, b) = (gather(&plain, &options(40)).unwrap(), gather(&packed, &options(40)).unwrap());
+            assert_eq!(a.kind, b.kind);
+            assert!(!a.boards.is_empty());
+            let keys = |g: &Gathered| g.boards.iter().map(Board::key).collect::<Vec<_>>();
+            assert_eq!(keys(&a), keys(&b), "{}", packed.display());
+        }
     }
 
     #[test]

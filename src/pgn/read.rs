@@ -29,9 +29,11 @@ pub fn parse(text: &str) -> Vec<Game> {
     parse_with(text, ReadOptions::default())
 }
 
-/// Reads every game of the file at `path`; each game's source names it.
+/// Reads every game of the file at `path` (plain, gzip, zstd or bzip2, as
+/// [`crate::input::Input`] tells them; `-` for standard input); each
+/// game's source names it.
 pub fn read_file(path: &Path, options: ReadOptions) -> std::io::Result<Vec<Game>> {
-    let bytes = std::fs::read(path)?;
+    let bytes = crate::input::Input::read_all(path)?;
     let mut games = parse_with(&String::from_utf8_lossy(&bytes), options);
     let file: Arc<Path> = Arc::from(path);
     for g in &mut games {
