@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -82,6 +82,11 @@ JOBS ?= 2
 engine-test: deps build
 	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -n $(JOBS) -m "not timing" engine-tests
 	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -m timing engine-tests
+
+# The crate's documentation with its private items (the module docs are
+# maps of their private parts), warnings denied: target/doc/archivist.
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --document-private-items
 
 lint:
 	$(CARGO) fmt --check

@@ -14,7 +14,7 @@
 //! The path `-` is standard input. A compressed stream that ends early is an
 //! [`std::io::Error`] from the reader (kind `UnexpectedEof` or `InvalidData`),
 //! never a silent end of input: [`Input`] checks the decoders' own ends.
-//! [`Input::compressed_bytes`] counts the bytes read from the source, for
+//! [`Input::source_counter`] counts the bytes read from the source, for
 //! MB/s figures and progress bars.
 
 use std::fs::File;

@@ -21,7 +21,7 @@ pub struct SelfplayArgs {
     out: Option<PathBuf>,
     /// Add games to an existing --out instead of refusing it (a game cut
     /// short by a crash at its end is removed first). A seed already in the
-    /// run log (<out>.runs.json) continues after the games it played.
+    /// run log (OUT.runs.json) continues after the games it played.
     #[arg(long)]
     append: bool,
     /// Number of games of this run (default 100).

@@ -26,12 +26,12 @@ use super::train_ledger as ledger;
 /// Target: λ·result + (1 − λ)·score, both the side to move's expected score
 /// (λ = --wdl); loss: mean squared error of σ(eval / 400). After every leg
 /// the quantised network is written to --out and the float network with the
-/// optimiser state, positions trained and schedule to <out>.ckpt, with a
-/// ledger of every leg (files read, settings, losses) in <out>.ckpt.json.
+/// optimiser state, positions trained and schedule to OUT.ckpt, with a
+/// ledger of every leg (files read, settings, losses) in OUT.ckpt.json.
 ///
 /// --init CKPT starts from another run's checkpoint (its network, optimiser,
 /// schedule and positions trained): the way training continues across
-/// sessions on new data. --resume continues this run's own <out>.ckpt until
+/// sessions on new data. --resume continues this run's own OUT.ckpt until
 /// it has --epochs legs.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
@@ -77,7 +77,7 @@ pub struct TrainArgs {
     /// Leave out positions scored beyond ± this many centipawns.
     #[arg(long, default_value_t = 2000)]
     max_cp: i32,
-    /// Continue from <out>.ckpt (same --hidden and --seed) until it has --epochs legs.
+    /// Continue from OUT.ckpt (same --hidden and --seed) until it has --epochs legs.
     #[arg(long, conflicts_with = "init")]
     resume: bool,
     /// Start from this checkpoint (another run's `.ckpt`) and train --epochs legs on --data.

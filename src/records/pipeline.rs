@@ -11,7 +11,7 @@
 //! game per input; dedup and shuffle spill to temporary files in a
 //! directory beside the output and hold at most about `memory` bytes of
 //! them at once (see each module). A temporary file is read back only
-//! when it holds the bytes written to it ([`TempDir::read_back`]), and
+//! when it holds the bytes written to it ([`read_back`]), and
 //! whole games where it holds games: else the tool stops with an error.
 //!
 //! Dropping positions from a game cannot leave a hole in its move chain:

@@ -20,7 +20,7 @@ const GRAIN: i32 = 256;
 pub struct Correction {
     /// [side to move][pawn hash]
     table: Box<[[i16; SIZE]; 2]>,
-    /// [side to move][colour][hash of that colour's pieces other than pawns]
+    /// `[side to move][colour][hash of that colour's pieces other than pawns]`
     non_pawn: Box<[[[i16; SIZE]; 2]; 2]>,
 }
 

@@ -31,15 +31,15 @@ pub fn cont_index(board: &Board, m: Move) -> u16 {
     board.piece_on(m.from()).map_or(NO_CONT, |p| (p.index() * 64 + m.to().index()) as u16)
 }
 
-/// Butterfly history [colour][from][to], counter-moves [piece][to], and
-/// the continuation history [previous (piece, to)][(piece, to)], shared by
+/// Butterfly history `[colour][from][to]`, counter-moves `[piece][to]`, and
+/// the continuation history `[previous (piece, to)][(piece, to)]`, shared by
 /// the moves 1 and 2 plies back (as in Stockfish).
 pub struct History {
     butterfly: Box<[[[i32; 64]; 64]; 2]>,
     counter: Box<[[Move; 64]; 12]>,
     cont: Box<[i16]>,
-    /// Capture history [moving piece][to][captured kind; 5 for none (a
-    /// promotion without capture)].
+    /// Capture history `[moving piece][to][captured kind]` (kind 5 for none:
+    /// a promotion without capture).
     captures: Box<[[[i16; 6]; 64]; 12]>,
 }
 

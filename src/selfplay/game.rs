@@ -1,6 +1,6 @@
 //! One self-play game: opening, a search per move, recording, adjudication.
 //!
-//! A [`Player`] owns a transposition table and one search [`Worker`]; both
+//! A [`Player`] owns a [`Searcher`]: a transposition table and one search worker; both
 //! are cleared before every game, so a game depends only on the settings,
 //! the seed and the game index (the search with a node or depth limit is
 //! deterministic), never on the thread that plays it.

@@ -1,6 +1,6 @@
 //! From counted position groups to book entries: Polyglot as `polyglot
 //! make-book` (see [`crate::book::make_book`]) and YACB as
-//! [`crate::book::stats`], with the `elo` field taken from the games'
+//! `book::stats` (the test oracle), with the `elo` field taken from the games'
 //! ratings ([`rating_to_elo`]); and the body files that hold them, a range
 //! of buckets each ([`count_body`]), put one after another into the book.
 
