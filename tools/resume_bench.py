@@ -25,6 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine-tests"))
 from harness import Uci  # noqa: E402  (the tests' raw-pipe harness)
+from sftt_bench import engine  # noqa: E402  (a fresh engine with Hash and Hash File set; 1 thread, the default)
 
 # Openings and middlegames (most from `bench`'s list, which comes from the
 # shared game records; the last is the middlegame of issue 47's report).
@@ -50,14 +51,6 @@ POSITIONS = [
     "r1bqk2r/ppp2p2/2n2n2/b2p4/1P1P3p/P3P3/3N1PPP/RN1QKB1R w KQkq - 0 13",
     "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 9",
 ]
-
-
-def engine(exe: str, hash_mb: int, path: str) -> Uci:
-    u = Uci([exe])
-    u.handshake()
-    u.send("setoption name Threads value 1", f"setoption name Hash value {hash_mb}", f"setoption name Hash File value {path}")
-    u.ready()
-    return u
 
 
 def analyse(u: Uci, fen: str, depth: int) -> dict[int, int]:
