@@ -6,7 +6,7 @@
 //!
 //! | layer | modules |
 //! | --- | --- |
-//! | support | `types`, `codec`, `atomic_file`, `mapped`, `input`, `logging` |
+//! | support | `types`, `codec` → `spill`, `atomic_file`, `mapped`, `input`, `logging` |
 //! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
 //! | knowledge | `eval`, `nnue`, `tt`, `tb`, `book`, `records` |
 //! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
@@ -43,6 +43,7 @@ pub mod pgn;
 pub mod records;
 pub mod search;
 pub mod selfplay;
+pub mod spill;
 pub mod tb;
 #[cfg(test)]
 pub mod testdata;

@@ -177,6 +177,10 @@ pub enum RecordError {
     Unencodable { reason: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// A temporary file of a pipeline tool (`records dedup`) did not read
+    /// back as written.
+    #[error("temporary file damaged: {0}")]
+    Spill(#[from] crate::spill::SpillError),
 }
 
 // ----- writing ---------------------------------------------------------------

@@ -3,8 +3,9 @@
 //! replayed on several threads ([`pipeline`]), filtered ([`filter`]), and
 //! turned into counting events ([`games`], [`event`]): one a move
 //! (Polyglot), or a visit and a move (YACB). The events are held by bucket
-//! of keys in input order ([`held`]) and written to spill files
-//! ([`spill`]) when they reach the memory budget ([`budget`]); then each
+//! of keys in input order and written to spill files when they reach the
+//! memory budget ([`budget`]), through the program's one spill-and-sort
+//! ([`crate::spill`], with the events' [`event::Layout`]); then each
 //! bucket is read back and counted alone ([`count`]), several at a time,
 //! and the buckets' entries put one after another make a Polyglot book
 //! (byte-identical to `polyglot make-book`, see
@@ -27,23 +28,20 @@ mod count;
 mod event;
 mod filter;
 mod games;
-mod held;
 mod output;
 mod pipeline;
-mod spill;
 
 pub use self::filter::{parse_day, parse_result, Filters, Rejection, TimeClass};
 
 use self::budget::Budget;
 use self::count::{CountSpec, Scratch};
-use self::event::{Counting, BUCKETS};
-use self::held::Buckets;
+use self::event::{Buckets, Counting, BUCKETS};
 use self::pipeline::{count_bodies, run_pass, Item, Meter, PassSpec};
-use self::spill::SpillError;
 use crate::book::make_book::MakeBookOptions;
 use crate::book::yacb::{self, KeyType};
 use crate::input::InputError;
 use crate::pgn::ReplayError;
+use crate::spill::SpillError;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
@@ -220,7 +218,7 @@ pub fn build(
         summary.kept += batch.kept;
         summary.text_bytes += batch.text_bytes;
         summary.skipped += batch.skipped.len() as u64;
-        summary.events += batch.grouped.event_count() as u64;
+        summary.events += batch.grouped.len() as u64;
         for (r, n) in summary.rejected.iter_mut().zip(batch.rejected) {
             *r += n;
         }
@@ -279,5 +277,7 @@ fn progress(summary: &Summary, start: Instant) -> Progress {
 const BODIES: usize = 64;
 const PER_BODY: usize = BUCKETS / BODIES;
 
+#[cfg(test)]
+mod held_tests;
 #[cfg(test)]
 mod tests;

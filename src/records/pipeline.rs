@@ -10,9 +10,11 @@
 //! whole games. Memory is bounded: filter, interleave and split hold one
 //! game per input; dedup and shuffle spill to temporary files in a
 //! directory beside the output and hold at most about `memory` bytes of
-//! them at once (see each module). A temporary file is read back only
-//! when it holds the bytes written to it ([`read_back`]), and
-//! whole games where it holds games: else the tool stops with an error.
+//! them at once (see each module). Dedup's go through the program's one
+//! key-bucketed spill-and-sort ([`crate::spill`], validated as read);
+//! shuffle's buckets of whole games are read back only when they hold the
+//! bytes written to them ([`read_back`]) and whole games: else the tool
+//! stops with an error.
 //!
 //! Dropping positions from a game cannot leave a hole in its move chain:
 //! each run of kept positions becomes a game of its own that starts at the

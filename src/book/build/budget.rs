@@ -18,9 +18,9 @@
 //! every counting thread's bucket within it while counting. The output
 //! depends on none of these numbers.
 
-use super::event::{Event, Layout, BUCKETS};
-use super::spill::INDEX_BYTES;
+use super::event::{Event, Layout};
 use super::BuildOptions;
+use crate::spill::INDEX_BYTES;
 
 /// How a build spends its memory budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,12 +77,6 @@ impl Budget {
         let fan_in = options.merge_fan_in.unwrap_or_else(|| by_files.min(by_memory).max(MIN_FAN_IN)).max(2);
         Budget { held, batch, tokens, bucket, fan_in }
     }
-}
-
-/// Room a bucket's list of held events gets when first used, of a limit
-/// of `limit` events: an even share and a quarter, so the lists seldom grow.
-pub fn list_room(limit: usize) -> usize {
-    (limit / BUCKETS + limit / BUCKETS / 4).min(1 << 16)
 }
 
 /// Whether `n` events fit `bytes` to be sorted (the events and the
@@ -187,7 +181,5 @@ mod tests {
     fn the_counting_thresholds_follow_the_bytes() {
         assert!(sorts(1000, 24_000) && !sorts(1001, 24_000));
         assert_eq!(split_limit(24_000), 1000);
-        assert_eq!(list_room(BUCKETS * 8), 10);
-        assert_eq!(list_room(usize::MAX), 1 << 16);
     }
 }

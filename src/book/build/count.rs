@@ -10,11 +10,11 @@
 //! budget ([`super::budget`]).
 
 use super::budget;
+use super::event::{Buckets, Spilled};
 use super::event::{Counting, Event, BUCKETS, BUCKET_BITS, HEAD, MAX_LEVEL};
-use super::held::{Buckets, Spilled};
-use super::spill::SpillError;
 use super::BuildError;
 use crate::book::make_book::COUNT_MAX;
+use crate::spill::SpillError;
 use std::collections::hash_map::{Entry, HashMap};
 use std::path::Path;
 /// Record flag: the mover of the move is white.
@@ -340,7 +340,7 @@ pub fn count_bucket(
     }
     let level = src.level() + 1;
     let name = format!("{}-{level}-{b}", spec.name);
-    let mut deeper = Buckets::new(level, src.layout(), budget::split_limit(spec.bytes), spec.dir, name);
+    let mut deeper = Buckets::new(level, src.encoding(), budget::split_limit(spec.bytes), spec.dir, name);
     src.read(b, &mut scratch.bytes, &mut scratch.chunk, |ev| deeper.push(ev))?;
     let deeper = deeper.finish(spec.fan_in)?;
     let mut splits = 1;

@@ -3,6 +3,10 @@
 //! an [`Event`] and on disk ([`super::spill`]) or in a held batch
 //! ([`super::held`]) as 12 or 9 bytes ([`Layout`]).
 //!
+//! The events go through the one spill-and-sort of this program
+//! ([`crate::spill`]): [`Layout`] is their [`Encoding`], and [`Buckets`],
+//! [`Spilled`] and [`Grouped`] are the spill types holding them.
+//!
 //! A full event (12 bytes, little-endian):
 //!
 //! | offset | size | field |
@@ -22,21 +26,24 @@
 //! | 69 | white moved |
 //! | 70–71 | 0 |
 //!
-//! Buckets: at level `L` (0 to [`MAX_LEVEL`]) a key's bucket is its 12
-//! bits below the top `12·L` ([`bucket_of`]), so buckets in order hold
-//! keys in order, and a bucket of level `L` splits into the 4096 buckets
-//! of level `L + 1`.
+//! Buckets are [`crate::spill`]'s: at level `L` a key's bucket is its 12
+//! bits below the top `12·L` ([`bucket_of`]).
 //!
 //! Decoding checks what it can: points at most 2, spare bits clear, and
 //! (full events) the key in the bucket it was stored under.
 
+use crate::spill::Encoding;
+pub use crate::spill::{bucket_of, BUCKETS, BUCKET_BITS, MAX_LEVEL};
+
+/// The events held by bucket, in a [`Layout`].
+pub type Buckets = crate::spill::Buckets<Layout>;
+/// The events of a pass, read back by bucket.
+pub type Spilled = crate::spill::Spilled<Layout>;
+/// A batch's events grouped by level-0 bucket.
+pub type Grouped = crate::spill::Grouped<Layout>;
+
 /// The move field of a YACB visit (no Polyglot or engine move is 0xFFFF).
 pub const HEAD: u16 = 0xFFFF;
-/// Key bits a level's buckets take.
-pub const BUCKET_BITS: u32 = 12;
-pub const BUCKETS: usize = 1 << BUCKET_BITS;
-/// The deepest level (its buckets are key bits 4 to 15).
-pub const MAX_LEVEL: u8 = 4;
 /// Key bits outside a bucket.
 const REST_BITS: u32 = 64 - BUCKET_BITS;
 
@@ -139,17 +146,32 @@ impl Layout {
             Layout::Compact => 9,
         }
     }
+}
 
-    pub fn from_len(len: u8) -> Option<Layout> {
-        match len {
-            12 => Some(Layout::Full),
-            9 => Some(Layout::Compact),
-            _ => None,
+impl Encoding for Layout {
+    type Item = Event;
+
+    #[inline]
+    fn item_len(self) -> usize {
+        self.event_len()
+    }
+
+    #[inline]
+    fn key(e: &Event) -> u64 {
+        e.key()
+    }
+
+    #[inline]
+    fn encode(self, e: &Event, level: u8, out: &mut [u8]) {
+        match self {
+            Layout::Full => encode_full(e, out),
+            Layout::Compact => encode_compact(e, level, out),
         }
     }
 
-    /// Encodes `events`, all of `bucket` of `level`, onto `out`.
-    pub fn append(self, events: &[Event], level: u8, out: &mut Vec<u8>) {
+    /// Encodes `events`, all of one bucket of `level`, onto `out` (the
+    /// layout chosen once, not per event).
+    fn append(self, events: &[Event], level: u8, out: &mut Vec<u8>) {
         let len = self.event_len();
         let at = out.len();
         out.resize(at + events.len() * len, 0);
@@ -160,10 +182,7 @@ impl Layout {
         }
     }
 
-    /// Decodes the whole events of `bytes`, stored under `bucket` of
-    /// `level`, onto `out`; `Err(i)` for the first event `i` out of range
-    /// (the events before it are on `out`).
-    pub fn decode(self, bytes: &[u8], bucket: usize, level: u8, out: &mut Vec<Event>) -> Result<(), usize> {
+    fn decode(self, bytes: &[u8], bucket: usize, level: u8, out: &mut Vec<Event>) -> Result<(), usize> {
         let len = self.event_len();
         out.reserve(bytes.len() / len);
         match self {
@@ -180,13 +199,20 @@ impl Layout {
         }
         Ok(())
     }
-}
 
-/// The bucket of `key` at `level`: its 12 bits below the top `12·level`,
-/// so buckets in order hold keys in order.
-#[inline]
-pub fn bucket_of(key: u64, level: u8) -> usize {
-    ((key << (BUCKET_BITS * level as u32)) >> (64 - BUCKET_BITS)) as usize
+    /// Compact events are held packed: a quarter less to spread and keep.
+    fn holds_encoded(self) -> bool {
+        self == Layout::Compact
+    }
+
+    fn decode_held(self, bytes: &[u8], bucket: usize, out: &mut Vec<Event>) {
+        match self {
+            Layout::Compact => unpack_compact(bytes, bucket, out),
+            Layout::Full => {
+                let _ = self.decode(bytes, bucket, 0, out);
+            }
+        }
+    }
 }
 
 #[inline]
@@ -263,16 +289,9 @@ fn decode_compact(b: &[u8], bucket: usize, level: u8) -> Option<Event> {
     Event::from_parts(key, mv, info)
 }
 
-/// Packs an event of level 0 as a compact event into `out`'s first 9
-/// bytes: how a held batch keeps Polyglot counting's events.
-#[inline]
-pub fn pack_compact(e: &Event, out: &mut [u8]) {
-    encode_compact(e, 0, out);
-}
-
-/// Unpacks the events of `bucket` of level 0 that [`pack_compact`]
-/// packed (this program's own bytes, unchecked), onto `out`.
-pub fn unpack_compact(packed: &[u8], bucket: usize, out: &mut Vec<Event>) {
+/// Unpacks compact events of `bucket` of level 0 that this program
+/// packed into a held batch (its own bytes, unchecked), onto `out`.
+fn unpack_compact(packed: &[u8], bucket: usize, out: &mut Vec<Event>) {
     out.reserve(packed.len() / Layout::Compact.event_len());
     for b in packed.chunks_exact(Layout::Compact.event_len()) {
         let (key, mv, info) = compact_parts(compact_value(b), bucket, 0);
@@ -296,16 +315,6 @@ pub fn scrambled(positions: u64, n: u64, moves: u64) -> Vec<Event> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_in_bucket_order_are_in_key_order_at_every_level() {
-        for level in 0..=MAX_LEVEL {
-            let shift = 64 - BUCKET_BITS * (level as u32 + 1);
-            assert_eq!(bucket_of(0xABC << shift, level), 0xABC);
-            assert_eq!(bucket_of(u64::MAX, level), BUCKETS - 1);
-        }
-        assert!(bucket_of(1 << 60, 0) > bucket_of((1 << 60) - 1, 0));
-    }
 
     #[test]
     fn both_layouts_round_trip_every_key_bit_at_every_level() {
@@ -334,7 +343,7 @@ mod tests {
     fn packed_events_unpack_as_they_were() {
         let e = Event::new(0xABCD_EF01_2345_6789, 0x7ABC, 0, 2, true);
         let mut b = [0u8; 9];
-        pack_compact(&e, &mut b);
+        Layout::Compact.encode(&e, 0, &mut b);
         let mut out = Vec::new();
         unpack_compact(&b, bucket_of(e.key(), 0), &mut out);
         assert_eq!(out, [e]);

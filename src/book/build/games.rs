@@ -8,9 +8,9 @@
 //! replays with the engine key and counts a visit of each position
 //! (rating and white's points) and its move.
 
+use super::event::Grouped;
 use super::event::{Counting, Event, HEAD};
 use super::filter::{result_of, Admitted, GameTags, Rejection};
-use super::held::Grouped;
 use super::pipeline::PassSpec;
 use crate::board::notation::to_polyglot_move;
 use crate::board::{Board, PolyglotBoard};

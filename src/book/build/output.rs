@@ -5,7 +5,7 @@
 //! of buckets each ([`count_body`]), put one after another into the book.
 
 use super::count::{count_bucket, CountSpec, Group, Scratch, WHITE};
-use super::held::Spilled;
+use super::event::Spilled;
 use super::pipeline::Counted;
 use super::{io_err, BuildError, Target};
 use crate::book::convert::UNKNOWN_ELO;

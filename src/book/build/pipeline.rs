@@ -16,9 +16,9 @@
 //! the spill files' space behind them.
 
 use super::event::Counting;
+use super::event::{Grouped, Spilled};
 use super::filter::Filters;
 use super::games::{count_batch, BatchOut};
-use super::held::{Grouped, Spilled};
 use super::BuildError;
 use crate::input::{Input, InputError};
 use crate::ordered::{self, Feed};

@@ -43,6 +43,7 @@ fn summary_line(name: &str, s: &Summary, bytes: u64, secs: f64) {
 fn invalid(path: &Path, e: RecordError) -> anyhow::Result<std::process::ExitCode> {
     match e {
         RecordError::Io(e) => Err(e).context("writing the output"),
+        RecordError::Spill(e) => Err(e).context("reading back the temporary files"),
         e => {
             eprintln!("{}: invalid: {e}", path.display());
             Ok(std::process::ExitCode::FAILURE)

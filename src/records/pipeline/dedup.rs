@@ -2,76 +2,45 @@
 //! Zobrist key: placement, side to move, castling rights, en-passant
 //! square; the clocks are not part of it) and drops the later ones.
 //!
-//! Bounded memory, exact up to key collisions (64-bit keys):
+//! Bounded memory, exact up to key collisions (64-bit keys), on the
+//! program's one key-bucketed spill-and-sort ([`crate::spill`], the one
+//! `book build` counts with):
 //!
-//! 1. Every position's `(key, index)` goes to one of `k` bucket files by
-//!    the key's top bits, `k` chosen so a bucket fits `memory` bytes. Keys
-//!    seen often (the start position) are caught early by an in-memory set
-//!    of at most 1M keys: a later occurrence of one of those goes straight
-//!    to the drop list, so no bucket swells with copies of one key.
-//! 2. Each bucket is sorted; every index after the first of its key joins
-//!    the drop list, spread over range files of `memory / 8` indices.
+//! 1. Every position's (key, index) pair, its index being its place in
+//!    the input, is held by bucket of key and spilled when the held pairs
+//!    reach their share of `memory`. Keys seen often (the start position)
+//!    are caught early by an in-memory set of at most [`HOT_KEYS`] keys: a
+//!    later occurrence of one of those goes straight to the drop list, so
+//!    no bucket swells with copies of one key.
+//! 2. Bucket by bucket (one too large to sort is split by the next key
+//!    bits), the pairs are sorted; every index after the first of its key
+//!    joins the drop list, a spill of its own keyed by the index scaled to
+//!    the top bits ([`DropList`]), so that its buckets come back in input
+//!    order.
 //! 3. The input is read again; the positions on the drop list are left
 //!    out (runs of kept positions become games, see [`super`]).
+//!
+//! `memory` is shared: half for the held pairs, a quarter for the bucket
+//! being sorted, an eighth each for the drop list's held indices and the
+//! set of frequent keys. Reading the drop list back holds one of its 4096
+//! buckets at a time. The output depends on none of these numbers.
 
-use super::{games, parts_for, write_kept, Summary};
+use super::{games, write_kept, Summary};
 use crate::codec::TempDir;
 use crate::records::RecordError;
-use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use crate::spill::{bucket_of, Buckets, Pairs, SpillError, Spilled, BUCKETS};
+use std::collections::HashSet;
+use std::io::Write;
 use std::path::Path;
 
-const HOT_KEYS: usize = 1 << 20;
-
-/// Append-only files of u64 pairs or indices, created when first used.
-struct Spill<'a> {
-    dir: &'a TempDir,
-    prefix: &'static str,
-    files: HashMap<usize, (BufWriter<File>, u64)>,
-}
-
-/// The bytes written to each part of a [`Spill`].
-struct Written {
-    prefix: &'static str,
-    lens: HashMap<usize, u64>,
-}
-
-impl Spill<'_> {
-    fn push(&mut self, part: usize, values: &[u64]) -> std::io::Result<()> {
-        let (w, len) = match self.files.entry(part) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                let f = File::create(self.dir.file(&format!("{}-{part}", self.prefix)))?;
-                v.insert((BufWriter::new(f), 0))
-            }
-        };
-        for v in values {
-            w.write_all(&v.to_le_bytes())?;
-        }
-        *len += 8 * values.len() as u64;
-        Ok(())
-    }
-
-    fn finish(self) -> std::io::Result<Written> {
-        let mut lens = HashMap::new();
-        for (part, (w, len)) in self.files {
-            w.into_inner().map_err(|e| e.into_error())?;
-            lens.insert(part, len);
-        }
-        Ok(Written { prefix: self.prefix, lens })
-    }
-}
-
-impl Written {
-    /// The u64s of part `part` (none when it was never written), checked
-    /// to be what was written.
-    fn read(&self, dir: &TempDir, part: usize) -> Result<Vec<u64>, RecordError> {
-        let len = self.lens.get(&part).copied().unwrap_or(0);
-        let bytes = super::read_back(dir, &format!("{}-{part}", self.prefix), len)?;
-        Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
-    }
-}
+/// Frequent keys remembered at most (fewer with little memory).
+pub const HOT_KEYS: usize = 1 << 20;
+/// Bytes a remembered key takes in the set, load factor included.
+const HOT_KEY_BYTES: u64 = 24;
+/// Bytes a held pair takes (two u64).
+const PAIR_BYTES: u64 = 16;
+/// Spill files read at once (more are combined first).
+const FAN_IN: usize = 128;
 
 /// Drops repeated positions of `data` into `out`; temporary files go
 /// beside `output_path`.
@@ -83,88 +52,127 @@ pub fn dedup(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Summary, RecordError> {
     let dir = TempDir::beside(output_path)?;
-    // Positions take at least 5 bytes, an entry 16.
-    let k = parts_for(data.len() as u64 / 5 * 16, memory).next_power_of_two();
-    let shift = 64 - k.trailing_zeros();
-    let range = (memory / 8).max(1);
-    let mut buckets = Spill { dir: &dir, prefix: "keys", files: HashMap::new() };
-    let mut drops = Spill { dir: &dir, prefix: "drops", files: HashMap::new() };
+    let share = |part: u64| usize::try_from((memory / part / PAIR_BYTES).max(1)).unwrap_or(usize::MAX);
+    let hot_limit = usize::try_from(memory / 8 / HOT_KEY_BYTES).unwrap_or(usize::MAX).min(HOT_KEYS);
+    let mut keys = Buckets::new(0, Pairs, share(2), dir.path(), "keys".into());
+    let mut drops = DropList::new(data.len() as u64, share(8), &dir);
     let mut hot: HashSet<u64> = HashSet::new();
-    let mut index = 0u64;
+    let (mut index, mut read, mut pairs) = (0u64, 0u64, Vec::new());
     let third = data.len() as u64 / 3;
-    let mut read = 0u64;
+    // 1. Every position to its bucket, or to the drop list when frequent.
     for item in games(data) {
         let item = item?;
-        let mut err = Ok(());
+        pairs.clear();
+        let mut dropped = Ok(());
         item.game.replay(|board, _| {
             let key = board.key();
-            let r = if hot.contains(&key) {
-                drops.push((index / range) as usize, &[index])
+            if hot.contains(&key) {
+                if dropped.is_ok() {
+                    dropped = drops.push(index);
+                }
             } else {
-                if hot.len() < HOT_KEYS {
+                if hot.len() < hot_limit {
                     hot.insert(key);
                 }
-                let bucket = if shift >= 64 { 0 } else { (key >> shift) as usize };
-                buckets.push(bucket, &[key, index])
-            };
-            if err.is_ok() {
-                err = r;
+                pairs.push((key, index));
             }
             index += 1;
         });
-        err?;
+        dropped?;
+        keys.push(&pairs)?;
         read += item.bytes.len() as u64;
         progress(read / 3);
     }
     drop(hot);
-    let keys = buckets.finish()?;
-    for b in 0..k {
-        let flat = keys.read(&dir, b)?;
-        let mut pairs: Vec<(u64, u64)> = flat.chunks_exact(2).map(|c| (c[0], c[1])).collect();
-        drop(flat);
-        pairs.sort_unstable();
-        for w in pairs.windows(2) {
+    // 2. Each bucket sorted: the later occurrences of a key are dropped.
+    let keys = keys.finish(FAN_IN)?;
+    keys.for_each_bucket(share(4), FAN_IN, dir.path(), "split", &mut |bucket: &mut Vec<(u64, u64)>, _level: u8| {
+        bucket.sort_unstable();
+        for w in bucket.windows(2) {
             if let [(k0, _), (k1, i1)] = w {
                 if k0 == k1 {
-                    drops.push((i1 / range) as usize, &[*i1])?;
+                    drops.push(*i1)?;
                 }
             }
         }
-        progress(third + third * (b as u64 + 1) / k as u64);
+        if let Some(&(key, _)) = bucket.first() {
+            progress(third + third * (bucket_of(key, 0) as u64 + 1) / BUCKETS as u64);
+        }
+        Ok::<(), RecordError>(())
+    })?;
+    drop(keys);
+    // 3. The input without them.
+    write_without(data, drops.finish()?, out, progress)
+}
+
+/// The indices of the positions to drop, held by bucket of the index
+/// scaled to the top key bits (`index << shift`, `shift` the leading
+/// zeros of an upper bound of the indices: the input's length), so that
+/// buckets in order hold indices in order.
+struct DropList {
+    buckets: Buckets<Pairs>,
+    shift: u32,
+}
+
+impl DropList {
+    fn new(bound: u64, limit: usize, dir: &TempDir) -> DropList {
+        let buckets = Buckets::new(0, Pairs, limit, dir.path(), "drops".into());
+        DropList { buckets, shift: bound.max(1).leading_zeros() }
     }
-    let drops = drops.finish()?;
-    write_without(data, &dir, &drops, range, out, progress)
+
+    fn push(&mut self, index: u64) -> Result<(), SpillError> {
+        self.buckets.push(&[(index << self.shift, index)])
+    }
+
+    fn finish(self) -> Result<Drops, SpillError> {
+        Ok(Drops { src: self.buckets.finish(FAN_IN)?, bucket: 0, list: Vec::new(), at: 0, shift: self.shift })
+    }
+}
+
+/// The drop list read back in input order, a bucket at a time.
+struct Drops {
+    src: Spilled<Pairs>,
+    /// The next bucket to read.
+    bucket: usize,
+    /// The indices of the bucket read last, sorted, and the first not passed.
+    list: Vec<u64>,
+    at: usize,
+    shift: u32,
+}
+
+impl Drops {
+    /// Whether position `index` is dropped; indices come in increasing order.
+    fn contains(&mut self, index: u64) -> Result<bool, SpillError> {
+        let wanted = bucket_of(index << self.shift, 0);
+        while self.bucket <= wanted {
+            let mut pairs = Vec::new();
+            self.src.append(self.bucket, &mut Vec::new(), &mut pairs)?;
+            self.list = pairs.into_iter().map(|(_, i)| i).collect();
+            self.list.sort_unstable();
+            self.at = 0;
+            self.bucket += 1;
+        }
+        while self.list.get(self.at).is_some_and(|&d| d < index) {
+            self.at += 1;
+        }
+        Ok(self.list.get(self.at) == Some(&index))
+    }
 }
 
 /// Pass 3: the input without the positions on the drop list.
 fn write_without(
     data: &[u8],
-    dir: &TempDir,
-    drops: &Written,
-    range: u64,
+    mut drops: Drops,
     out: &mut dyn Write,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Summary, RecordError> {
     let mut summary = Summary::default();
-    let (mut part, mut list, mut at) = (usize::MAX, Vec::new(), 0usize);
-    let mut index = 0u64;
-    let mut keep = Vec::new();
-    let mut read = 0u64;
+    let (mut index, mut read, mut keep) = (0u64, 0u64, Vec::new());
     for item in games(data) {
         let item = item?;
         keep.clear();
         for _ in &item.game.plies {
-            let p = (index / range) as usize;
-            if p != part {
-                part = p;
-                list = drops.read(dir, p)?;
-                list.sort_unstable();
-                at = 0;
-            }
-            while list.get(at).is_some_and(|&d| d < index) {
-                at += 1;
-            }
-            keep.push(list.get(at) != Some(&index));
+            keep.push(!drops.contains(index)?);
             index += 1;
         }
         summary.games_in += 1;
