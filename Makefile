@@ -243,12 +243,15 @@ smp-bench: build
 # (pairs of both colours) from balanced openings in random order, one game
 # at a time (the 2-thread engine needs both cores; nothing else may run).
 # Prints fastchess's Elo with its 95 % interval; games go to SMP_PGN.
+# SMP_EXE plays an older build instead (the baseline match, e.g. a binary
+# kept by `make datagen` under $ARCHIVIST_DATA/bin).
 FASTCHESS ?= ../shared/tools/fastchess
 SMP_GAMES ?= 200
 SMP_PGN   ?= smp-match.pgn
+SMP_EXE   ?= ./$(EXE)
 smp-match: build
-	$(FASTCHESS) -engine cmd=./$(EXE) name=threads2 option.Threads=2 \
-	  -engine cmd=./$(EXE) name=threads1 option.Threads=1 \
+	$(FASTCHESS) -engine cmd=$(SMP_EXE) name=threads2 option.Threads=2 \
+	  -engine cmd=$(SMP_EXE) name=threads1 option.Threads=1 \
 	  -each proto=uci tc=10+0.1 timemargin=100 option.Hash=64 option.OwnBook=false \
 	  -openings file=$(OPENINGS) format=epd order=random -srand $(or $(SEED),47) \
 	  -repeat -rounds $$(( $(SMP_GAMES) / 2 )) -games 2 -concurrency 1 -recover -pgnout file=$(SMP_PGN)
