@@ -85,6 +85,20 @@ pub trait Encoding: Copy + PartialEq + std::fmt::Debug + Send + Sync {
         }
     }
 
+    /// Encodes `items` at level 0 into `out`, each where its bucket puts
+    /// it: item of bucket `b` at slot `at[b]`, which then moves on (the
+    /// spread of [`Grouped::fill`]). An encoding overrides it to choose
+    /// its layout once rather than per item.
+    fn spread(self, items: &[Self::Item], at: &mut [u32; BUCKETS], out: &mut [u8]) {
+        let len = self.item_len();
+        for e in items {
+            let b = bucket_of(Self::key(e), 0);
+            let i = at[b] as usize * len;
+            self.encode(e, 0, &mut out[i..i + len]);
+            at[b] += 1;
+        }
+    }
+
     /// Whether a held batch keeps its items encoded (at level 0): worth it
     /// when they are smaller so.
     fn holds_encoded(self) -> bool {

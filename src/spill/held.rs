@@ -315,12 +315,7 @@ fn group_encoded<C: Encoding>(items: &[C::Item], encoded: &mut Vec<u8>, ends: &m
     let mut at = bucket_starts::<C>(items, ends);
     encoded.clear();
     encoded.resize(items.len() * len, 0);
-    for e in items {
-        let b = bucket_of(C::key(e), 0);
-        let i = at[b] as usize * len;
-        encoding.encode(e, 0, &mut encoded[i..i + len]);
-        at[b] += 1;
-    }
+    encoding.spread(items, &mut at, encoded);
 }
 
 /// Writes the spill files `inputs` as one (bucket by bucket, each

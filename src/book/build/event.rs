@@ -200,6 +200,28 @@ impl Encoding for Layout {
         Ok(())
     }
 
+    /// The spread of a held batch with the layout chosen once and the
+    /// event length a constant (the hot loop of the workers).
+    fn spread(self, events: &[Event], at: &mut [u32; BUCKETS], out: &mut [u8]) {
+        fn each<const LEN: usize>(
+            events: &[Event],
+            at: &mut [u32; BUCKETS],
+            out: &mut [u8],
+            put: impl Fn(&Event, &mut [u8]),
+        ) {
+            for e in events {
+                let b = bucket_of(e.key(), 0);
+                let i = at[b] as usize * LEN;
+                put(e, &mut out[i..i + LEN]);
+                at[b] += 1;
+            }
+        }
+        match self {
+            Layout::Full => each::<12>(events, at, out, encode_full),
+            Layout::Compact => each::<9>(events, at, out, |e, slot| encode_compact(e, 0, slot)),
+        }
+    }
+
     /// Compact events are held packed: a quarter less to spread and keep.
     fn holds_encoded(self) -> bool {
         self == Layout::Compact
