@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: serve serve-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -49,10 +49,24 @@ build:
 run: build
 	./$(EXE) --config $(CONFIG)
 
-# Everything the tests need: python-chess and pytest in a virtualenv,
-# Debian's Stockfish (an outside reference opponent), and Debian's polyglot
-# (make-book, the reference for `book build`) and gnuchess-book (a real
-# 180,358-entry Polyglot book) when they are missing.
+# The local explorer (issue 48) on http://127.0.0.1:9090/: the repository's
+# YACB book, Debian's gnuchess book (make deps) and the Syzygy tables in
+# SERVE_SYZYGY when that directory exists; more options in SERVE_ARGS.
+SERVE_SYZYGY ?= ../shared/syzygy
+serve: build deps
+	./$(EXE) serve --book books/default.yacb --book /usr/share/games/gnuchess/book.bin \
+	  $(if $(wildcard $(SERVE_SYZYGY)),--syzygy $(SERVE_SYZYGY)) $(SERVE_ARGS)
+
+# The explorer under load (loopback): 20,000 book and tablebase requests from
+# 32 clients; prints requests/s and p50/p99 latency (the test asserts no errors).
+serve-bench: build deps
+	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -s engine-tests/test_serve.py -k load
+
+# Everything the tests need: python-chess, pytest and selenium in a
+# virtualenv, Debian's Stockfish (an outside reference opponent), Debian's
+# polyglot (make-book, the reference for `book build`) and gnuchess-book (a
+# real 180,358-entry Polyglot book), and Debian's chromium and
+# chromium-driver (the browser that tests `serve`'s page) when missing.
 deps: $(VENV)/.ok
 	@command -v stockfish >/dev/null 2>&1 || [ -x /usr/games/stockfish ] || \
 	  { echo "installing Debian's stockfish"; \
@@ -61,6 +75,9 @@ deps: $(VENV)/.ok
 	  [ -f /usr/share/games/gnuchess/book.bin ] || \
 	  { echo "installing Debian's polyglot and gnuchess-book"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq polyglot gnuchess-book) >/dev/null; }
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || \
+	  { echo "installing Debian's chromium and chromium-driver (the serve page's browser test)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null; }
 
 $(VENV)/.ok: engine-tests/requirements.txt
 	python3 -m venv $(VENV)
@@ -244,7 +261,10 @@ smp-bench: build
 # at a time (the 2-thread engine needs both cores; nothing else may run).
 # Prints fastchess's Elo with its 95 % interval; games go to SMP_PGN.
 # SMP_EXE plays an older build instead (the baseline match, e.g. a binary
-# kept by `make datagen` under $ARCHIVIST_DATA/bin).
+# kept by `make datagen` under $ARCHIVIST_DATA/bin). Issue 47's matches,
+# 200 games each, on this 2-core machine: d248ffc +109.5 +/- 28.1 Elo
+# (84-23-93, pentanomial 0/6/37/47/10); dc7ee5c, the build before the
+# issue, +59.6 +/- 29.1 (63-29-108, pentanomial 1/11/50/29/9).
 FASTCHESS ?= ../shared/tools/fastchess
 SMP_GAMES ?= 200
 SMP_PGN   ?= smp-match.pgn

@@ -38,6 +38,7 @@ pub mod merge;
 pub mod offer;
 mod open;
 pub mod polyglot;
+pub mod report;
 pub mod sbob;
 pub mod select;
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod book_import;
 mod polyglot;
 mod records;
 mod selfplay;
+mod serve;
 mod yacb;
 mod yacb_build;
 
@@ -103,6 +104,9 @@ pub enum Command {
         #[command(subcommand)]
         command: tb::TbCommand,
     },
+    /// A local explorer: books, tablebases and a saved table by position,
+    /// in a browser and as JSON (listens on 127.0.0.1:9090 by default).
+    Serve(Box<serve::ServeArgs>),
 }
 
 #[derive(Subcommand, Debug)]
@@ -191,6 +195,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tb { command }) => tb::run(command),
+        Some(Command::Serve(args)) => serve::run(*args),
     }
 }
 

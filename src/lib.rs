@@ -10,7 +10,7 @@
 //! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
 //! | knowledge | `eval`, `nnue`, `tt`, `tb`, `book`, `records` |
 //! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
-//! | front | `engine` → `uci`; `cli` (every subcommand) |
+//! | front | `engine` → `uci`; `serve` (the local explorer); `cli` (every subcommand) |
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -43,6 +43,7 @@ pub mod pgn;
 pub mod records;
 pub mod search;
 pub mod selfplay;
+pub mod serve;
 pub mod spill;
 pub mod tb;
 #[cfg(test)]

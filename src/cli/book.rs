@@ -2,13 +2,11 @@
 //! them, convert among the formats. Every book is opened through
 //! [`crate::book::open()`].
 
-use crate::board::zobrist::polyglot_key;
 use crate::board::Board;
-use crate::book::offer::NotPlayable;
+use crate::book::report::Report;
 use crate::book::{self, convert, Book, BookFormat};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -127,24 +125,6 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-#[derive(Serialize)]
-struct ProbeJson {
-    fen: String,
-    key: String,
-    format: &'static str,
-    entry: Option<()>,
-    moves: Vec<ProbeMoveJson>,
-}
-
-#[derive(Serialize)]
-struct ProbeMoveJson {
-    uci: String,
-    san: String,
-    weight: u16,
-    learn: u32,
-    entry: Option<()>,
-}
-
 fn open(path: &Path) -> anyhow::Result<Book> {
     book::open(path).with_context(|| path.display().to_string())
 }
@@ -198,40 +178,36 @@ fn dump(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
 
 fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
-    let book = match open(&args.book)? {
-        Book::Yacb(book) => return super::yacb::probe(&book, &mut board, args.json),
-        Book::Abk(book) => return super::book_import::probe_abk(&book, &mut board, args.json),
-        Book::Polyglot(book) => book,
-        other => bail!("{}: {}", args.book.display(), NotPlayable { format: other.format() }),
-    };
-    let moves = book.moves(&board);
-    let key = polyglot_key(&board);
-    let rows: Vec<ProbeMoveJson> = moves
-        .iter()
-        .map(|m| ProbeMoveJson {
-            uci: board.move_to_uci(m.mv),
-            san: board.move_to_san(m.mv),
-            weight: m.weight,
-            learn: m.learn,
-            entry: None,
-        })
-        .collect();
+    let book = open(&args.book)?;
+    let out = crate::book::report::report(&book, &mut board, None)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.book.display()))?;
     if args.json {
-        let out =
-            ProbeJson { fen: board.fen(), key: format!("{key:016x}"), format: "polyglot", entry: None, moves: rows };
         println!("{}", serde_json::to_string(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let total: u64 = rows.iter().map(|r| r.weight as u64).sum();
-    println!("Fen: {}", board.fen());
-    println!("Key: {key:016x}");
-    println!("Format: polyglot");
-    println!("Moves: {}", rows.len());
-    for r in &rows {
-        let share = if total > 0 { 100.0 * r.weight as f64 / total as f64 } else { 0.0 };
-        println!("  {:<6} {:<8} weight {:>5} ({share:5.1}%)  learn {}", r.uci, r.san, r.weight, r.learn);
+    match book {
+        Book::Yacb(_) => super::yacb::print_probe(&out),
+        Book::Abk(_) => super::book_import::print_probe_abk(&out),
+        _ => print_probe_polyglot(&out),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `book probe`'s text for a Polyglot book: each move's weight, its share
+/// of the position's total, and its learn field.
+fn print_probe_polyglot(out: &Report) {
+    let moves = &out.moves;
+    let total: u64 = moves.iter().filter_map(|m| m["weight"].as_u64()).sum();
+    println!("Fen: {}", out.fen);
+    println!("Key: {}", out.key);
+    println!("Format: polyglot");
+    println!("Moves: {}", moves.len());
+    for m in moves {
+        let weight = m["weight"].as_u64().unwrap_or(0);
+        let share = if total > 0 { 100.0 * weight as f64 / total as f64 } else { 0.0 };
+        let (uci, san) = (m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""));
+        println!("  {uci:<6} {san:<8} weight {weight:>5} ({share:5.1}%)  learn {}", m["learn"]);
+    }
 }
 
 fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {

@@ -2,8 +2,8 @@
 //! SugaR-family experience files (`book import-exp`).
 
 use crate::board::Board;
-use crate::book::abk::AbkBook;
 use crate::book::exp;
+use crate::book::report::Report;
 use crate::book::yacb::{self, KeyType, YacbBook};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -30,38 +30,25 @@ pub struct ImportExpArgs {
     pub into: Option<PathBuf>,
 }
 
-/// `book probe` for an ABK book: the position's moves with Arena's statistics.
-pub fn probe_abk(book: &AbkBook, board: &mut Board, json: bool) -> anyhow::Result<ExitCode> {
-    let moves = book.probe(board);
-    if json {
-        let rows: Vec<serde_json::Value> = moves
-            .iter()
-            .map(|m| {
-                serde_json::json!({
-                    "uci": board.move_to_uci(m.mv), "san": board.move_to_san(m.mv), "priority": m.priority,
-                    "games": m.games, "won": m.won, "lost": m.lost, "weight": m.weight(),
-                })
-            })
-            .collect();
-        println!("{}", serde_json::json!({"fen": board.fen(), "format": "abk", "moves": rows}));
-        return Ok(ExitCode::SUCCESS);
-    }
-    println!("Fen: {}", board.fen());
+/// `book probe`'s text for an ABK book, from its report
+/// ([`crate::book::report`]): the position's moves with Arena's statistics.
+pub fn print_probe_abk(out: &Report) {
+    let moves = &out.moves;
+    println!("Fen: {}", out.fen);
     println!("Format: abk");
     println!("Moves: {}", moves.len());
-    for m in &moves {
+    for m in moves {
         println!(
             "  {:<6} {:<8} priority {:>3}  games {:>6}  won {:>6}  lost {:>6}  weight {:>5}",
-            board.move_to_uci(m.mv),
-            board.move_to_san(m.mv),
-            m.priority,
-            m.games,
-            m.won,
-            m.lost,
-            m.weight()
+            m["uci"].as_str().unwrap_or(""),
+            m["san"].as_str().unwrap_or(""),
+            m["priority"],
+            m["games"],
+            m["won"],
+            m["lost"],
+            m["weight"]
         );
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `book import-exp`.

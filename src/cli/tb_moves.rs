@@ -2,52 +2,14 @@
 //! output of [`crate::tb::Tablebases::probe_moves`] and
 //! [`crate::tb::Tablebases::line`].
 //!
-//! `--moves --json` prints one object per position in the shape of the
-//! Lichess tablebase API (`{"category", "wdl", "dtz", "precise_dtz",
-//! "checkmate", "stalemate", "insufficient_material", "moves": [{"uci",
-//! "san", "wdl", "dtz", "precise_dtz", "zeroing", "checkmate", "stalemate",
-//! "insufficient_material", "category"}, …]}`), moves ranked best first.
-//! Each move's `wdl`/`dtz` are those of the position after it, from the side
-//! then to move; `null` when unknown; `precise_dtz` is `null` also when the
-//! table rounds to full moves. Without `--json`: a header line and one line
+//! `--moves --json` prints one object per position ([`crate::tb::MovesReport::to_json`]:
+//! the shape of the Lichess tablebase API). Without `--json`: a header line and one line
 //! per move. A bad FEN or a damaged table gives `FEN;error;REASON` (with
 //! `--json`, `{"fen", "error"}`) and the run goes on.
 
 use crate::board::Board;
-use crate::tb::{MovesReport, PositionInfo, Tablebases, TbLine};
+use crate::tb::{MovesReport, Tablebases, TbLine};
 use serde_json::{json, Value};
-
-fn position_json(p: &PositionInfo) -> Value {
-    json!({
-        "wdl": p.wdl.map(|w| w.value()),
-        "dtz": p.dtz.map(|d| d.0),
-        "precise_dtz": p.dtz.filter(|_| !p.dtz_rounded).map(|d| d.0),
-        "checkmate": p.checkmate,
-        "stalemate": p.stalemate,
-        "insufficient_material": p.insufficient_material,
-    })
-}
-
-/// The Lichess-shaped object of a report.
-pub fn report_json(fen: &str, r: &MovesReport) -> Value {
-    let mut v = position_json(&r.position);
-    v["fen"] = json!(fen);
-    v["category"] = json!(r.category.name());
-    v["moves"] = r
-        .moves
-        .iter()
-        .map(|m| {
-            let mut o = json!({"uci": m.uci, "san": m.san});
-            if let (Value::Object(o), Value::Object(p)) = (&mut o, position_json(&m.after)) {
-                o.extend(p);
-                o.insert("zeroing".into(), json!(m.zeroing));
-                o.insert("category".into(), json!(m.category.name()));
-            }
-            o
-        })
-        .collect();
-    v
-}
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "?".to_string(), |v| v.to_string())
@@ -87,7 +49,7 @@ pub fn moves_output(tb: &Tablebases, fen: &str, as_json: bool) -> String {
         .map_err(|e| e.to_string())
         .and_then(|mut b| tb.probe_moves(&mut b).map_err(|e| e.to_string()));
     match report {
-        Ok(r) if as_json => format!("{}\n", report_json(fen, &r)),
+        Ok(r) if as_json => format!("{}\n", r.to_json(fen)),
         Ok(r) => report_text(fen, &r),
         Err(e) if as_json => format!("{}\n", json!({"fen": fen, "error": e})),
         Err(e) => format!("{fen};error;{e}\n"),

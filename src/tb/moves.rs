@@ -31,6 +31,7 @@
 use super::{Dtz, Tablebases, TbError, Wdl};
 use crate::board::Board;
 use crate::types::{Move, MoveKind, PieceType};
+use serde_json::{json, Value};
 use std::cmp::Reverse;
 
 /// Lichess's tablebase categories, in ranking order (best move first).
@@ -161,7 +162,15 @@ pub struct MoveInfo {
     pub category: Category,
 }
 
-/// A position and its ranked moves.
+/// A position and its ranked moves. As JSON ([`MovesReport::to_json`],
+/// `tb probe --moves --json`, `archivist serve`'s `/api/tablebase`): the
+/// fields of Lichess's tablebase API, `{"category", "wdl", "dtz",
+/// "precise_dtz", "checkmate", "stalemate", "insufficient_material",
+/// "moves": [{"uci", "san", "wdl", "dtz", "precise_dtz", "zeroing",
+/// "checkmate", "stalemate", "insufficient_material", "category"}, …]}`,
+/// moves ranked best first. Each move's `wdl`/`dtz` are those of the
+/// position after it, from the side then to move; `null` when unknown;
+/// `precise_dtz` is `null` also when the table rounds to full moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MovesReport {
     pub position: PositionInfo,
@@ -169,6 +178,42 @@ pub struct MovesReport {
     /// when it has no legal move.
     pub category: Category,
     pub moves: Vec<MoveInfo>,
+}
+
+fn position_json(p: &PositionInfo) -> Value {
+    json!({
+        "wdl": p.wdl.map(|w| w.value()),
+        "dtz": p.dtz.map(|d| d.0),
+        "precise_dtz": p.dtz.filter(|_| !p.dtz_rounded).map(|d| d.0),
+        "checkmate": p.checkmate,
+        "stalemate": p.stalemate,
+        "insufficient_material": p.insufficient_material,
+    })
+}
+
+impl MovesReport {
+    /// The Lichess-shaped object of the report (the shape of Lichess's
+    /// tablebase API, see [`MovesReport`]), with `fen` added.
+    pub fn to_json(&self, fen: &str) -> Value {
+        let r = self;
+        let mut v = position_json(&r.position);
+        v["fen"] = json!(fen);
+        v["category"] = json!(r.category.name());
+        v["moves"] = r
+            .moves
+            .iter()
+            .map(|m| {
+                let mut o = json!({"uci": m.uci, "san": m.san});
+                if let (Value::Object(o), Value::Object(p)) = (&mut o, position_json(&m.after)) {
+                    o.extend(p);
+                    o.insert("zeroing".into(), json!(m.zeroing));
+                    o.insert("category".into(), json!(m.category.name()));
+                }
+                o
+            })
+            .collect();
+        v
+    }
 }
 
 impl Tablebases {

@@ -51,14 +51,13 @@ fn blend_moves_the_book_value_towards_the_learned_score() {
 }
 
 /// A YACB book (engine keys) of `entries`, read back from a temp file.
+/// Each call has its own directory: tests running in parallel build the
+/// same book.
 fn yacb(name: &str, entries: Vec<YacbEntry>) -> YacbBook {
-    let dir = std::env::temp_dir().join(format!("archivist-offer-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("b.yacb");
+    let dir = crate::testdata::TempDir::new(&format!("offer-{name}"));
+    let path = dir.path().join("b.yacb");
     crate::book::yacb::write(&path, &crate::book::yacb::KeyType::Engine, entries).unwrap();
-    let book = YacbBook::from_vec(std::fs::read(&path).unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    book
+    YacbBook::from_vec(std::fs::read(&path).unwrap()).unwrap()
 }
 
 fn cp_entry(board: &Board, value: i32, best_move: Move) -> YacbEntry {

@@ -1,0 +1,179 @@
+//! The JSON routes of `archivist serve`: each reads `fen` (and its own
+//! parameters) from the query, answers from what [`super::State`] opened
+//! at start, and gives `{"error": …}` with a 4xx for a bad request.
+
+use super::{ApiError, State};
+use crate::board::Board;
+use crate::book::report::report;
+use crate::tt::Bound;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State as Shared};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The query of a position: `fen`, and `chess960` for X-FEN castling.
+#[derive(Debug, Deserialize)]
+pub struct FenQuery {
+    pub fen: String,
+    #[serde(default)]
+    pub chess960: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BookQuery {
+    pub fen: String,
+    #[serde(default)]
+    pub chess960: bool,
+    /// Only the book of this name (its file name).
+    pub book: Option<String>,
+}
+
+/// The board of a query, or a 400 that says what is wrong.
+pub fn board(fen: &str, chess960: bool) -> Result<Board, ApiError> {
+    Board::from_fen(fen.trim(), chess960).map_err(|e| ApiError::bad_request(format!("bad FEN '{fen}': {e}")))
+}
+
+/// The query, or a 400 that says what is missing.
+pub fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
+    q.map(|Query(t)| t).map_err(|e| ApiError::bad_request(e.body_text()))
+}
+
+type Answer = Result<Json<Value>, ApiError>;
+
+/// `GET /api/info`.
+pub async fn info(Shared(s): Shared<Arc<State>>) -> Json<Value> {
+    let books: Vec<Value> =
+        s.books.iter().map(|b| json!({"name": b.name, "format": b.book.format().title(), "entries": b.book.len(), "learn": b.learn.is_some()})).collect();
+    Json(json!({
+        "books": books,
+        "tablebases": s.tb.as_ref().map(|t| json!({"tables": t.table_count(), "max_pieces": t.max_pieces()})),
+        "saved_table": s.saved.as_ref().map(|(tt, h)| json!({"mb": tt.size_mb(), "root": h.root_pos})),
+        "searches": {"hash_mb": s.search_hash_mb, "seconds": s.search_seconds},
+    }))
+}
+
+/// `GET /api/moves?fen=`: the legal moves with SAN and the FEN after each.
+pub async fn moves(q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
+    let q = query(q)?;
+    let mut b = board(&q.fen, q.chess960)?;
+    let mut moves = Vec::new();
+    for m in b.legal_moves().iter() {
+        let (uci, san) = (b.move_to_uci(m), b.move_to_san(m));
+        b.make_move(m);
+        moves.push(json!({"uci": uci, "san": san, "fen": b.fen()}));
+        b.unmake_move();
+    }
+    Ok(Json(json!({"fen": b.fen(), "check": b.in_check(), "moves": moves})))
+}
+
+/// `GET /api/tablebase?fen=`: Lichess's tablebase answer (`category`,
+/// `dtz`, `precise_dtz`, `dtm` (always null), the position's flags, and
+/// every legal move ranked as Lichess ranks them with the same fields),
+/// plus `wdl` and `fen`.
+pub async fn tablebase(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
+    let q = query(q)?;
+    let mut b = board(&q.fen, q.chess960)?;
+    let Some(tb) = s.tb.as_ref() else {
+        return Err(ApiError { status: StatusCode::NOT_FOUND, message: "no tablebases loaded (--syzygy)".into() });
+    };
+    let report = tb.probe_moves(&mut b).map_err(|e| ApiError {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        message: format!("tablebase error: {e}"),
+    })?;
+    let mut v = report.to_json(&b.fen());
+    lichess_fields(&mut v);
+    if let Some(Value::Array(moves)) = v.get_mut("moves") {
+        moves.iter_mut().for_each(lichess_fields);
+    }
+    Ok(Json(v))
+}
+
+/// The fields Lichess's API has and the tables here cannot know.
+fn lichess_fields(v: &mut Value) {
+    if let Value::Object(o) = v {
+        o.insert("dtm".into(), Value::Null);
+        o.insert("variant_win".into(), json!(false));
+        o.insert("variant_loss".into(), json!(false));
+    }
+}
+
+/// `GET /api/book?fen=[&book=NAME]`: `{"fen", "books": [...]}`, one
+/// object per book (or only the book named): its `name` and its report on
+/// the position ([`crate::book::report`], what `book probe --json`
+/// prints: Polyglot weight and learn; ABK priority, games, won, lost and
+/// the weight it is played with; YACB the position's entry, and per move
+/// the weight and expected score used in play, the entry it leads to and
+/// the results learned there when the book has a learn file). A book that
+/// is not played (SBOB, JSON) has an `error` and no moves.
+pub async fn book(Shared(s): Shared<Arc<State>>, q: Result<Query<BookQuery>, QueryRejection>) -> Answer {
+    let q = query(q)?;
+    let mut b = board(&q.fen, q.chess960)?;
+    if let Some(name) = &q.book {
+        if !s.books.iter().any(|nb| &nb.name == name) {
+            return Err(ApiError { status: StatusCode::NOT_FOUND, message: format!("no book named '{name}'") });
+        }
+    }
+    let mut books = Vec::new();
+    for nb in s.books.iter().filter(|nb| q.book.as_ref().map_or(true, |n| n == &nb.name)) {
+        let mut v = match report(&nb.book, &mut b, nb.learn.as_ref()) {
+            Ok(r) => serde_json::to_value(r).unwrap_or(Value::Null),
+            Err(e) => json!({"format": nb.book.format().title(), "moves": [], "error": e.to_string()}),
+        };
+        v["name"] = json!(nb.name);
+        books.push(v);
+    }
+    Ok(Json(json!({"fen": b.fen(), "books": books})))
+}
+
+/// `GET /api/analysis?fen=`: `{"loaded", "found", "depth", "bound",
+/// "score", "pv": [{uci, san}]}` from the saved table: the position's
+/// entry, and the line found by following the entries' moves while they
+/// are legal and no position repeats.
+pub async fn analysis(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
+    let q = query(q)?;
+    let mut b = board(&q.fen, q.chess960)?;
+    let Some((tt, _)) = s.saved.as_ref() else {
+        return Ok(Json(json!({"loaded": false, "found": false})));
+    };
+    let Some(entry) = tt.probe(b.key()) else {
+        return Ok(Json(json!({"loaded": true, "found": false})));
+    };
+    let mut pv = Vec::new();
+    let mut seen = vec![b.key()];
+    while pv.len() < 64 {
+        let Some(e) = tt.probe(b.key()) else { break };
+        let mv = e.best_move();
+        if mv.is_none() || !b.legal_moves().iter().any(|m| m == mv) {
+            break;
+        }
+        pv.push(json!({"uci": b.move_to_uci(mv), "san": b.move_to_san(mv)}));
+        b.make_move(mv);
+        if seen.contains(&b.key()) {
+            break;
+        }
+        seen.push(b.key());
+    }
+    let value = i32::from(entry.value);
+    let bound = match entry.bound() {
+        Bound::Exact => "exact",
+        Bound::Lower => "lower",
+        Bound::Upper => "upper",
+        Bound::None => "none",
+    };
+    Ok(Json(json!({
+        "loaded": true, "found": true,
+        "depth": entry.depth(), "bound": bound,
+        "score": score_json(value), "pv": pv,
+    })))
+}
+
+/// A score as `{"cp": N}` or `{"mate": N}` (the side to move's view).
+pub fn score_json(value: i32) -> Value {
+    match crate::search::Score::from_value(value) {
+        crate::search::Score::Cp(cp) => json!({"cp": cp}),
+        crate::search::Score::Mate(n) => json!({"mate": n}),
+    }
+}
