@@ -16,7 +16,7 @@ pub mod params;
 pub mod see;
 pub mod state_file;
 pub mod thread;
-pub use thread::{Outcome, Searcher};
+pub use thread::{table_line, Outcome, Searcher};
 pub mod time;
 
 use crate::board::Board;

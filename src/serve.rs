@@ -109,15 +109,16 @@ impl State {
                 return Err(ServeError::DuplicateBook(name));
             }
             let b = book::open(path).map_err(|source| ServeError::Book { path: path.clone(), source })?;
-            // A learn file that cannot be read is reported and left out: the book still serves.
+            // The learn side file as play reads it (none: an empty table);
+            // one that cannot be read is reported and left out, the book
+            // still serves.
             let side = book::learn::side_path(path);
-            let learn = match side.exists().then(|| book::learn::LearnTable::load(&side)) {
-                Some(Ok(t)) => Some(t),
-                Some(Err(e)) => {
+            let learn = match book::learn::LearnTable::load(&side) {
+                Ok(t) => (!t.entries.is_empty()).then_some(t),
+                Err(e) => {
                     tracing::warn!("{}: not used: {e}", side.display());
                     None
                 }
-                None => None,
             };
             books.push(NamedBook { name, book: b, learn });
         }

@@ -36,6 +36,16 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// The bound's name in JSON (`archivist serve`): none, upper, lower, exact.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::None => "none",
+            Bound::Upper => "upper",
+            Bound::Lower => "lower",
+            Bound::Exact => "exact",
+        }
+    }
+
     /// Whether a value `v` with this bound decides a node searched with the
     /// window (`alpha`, `beta`): exact always, a lower bound at or above
     /// beta, an upper bound at or below alpha.

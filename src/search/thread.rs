@@ -213,7 +213,7 @@ fn run(
 /// The principal variation stored in the table from `board`: each position's
 /// move while it is legal, at most `limit` moves, stopping before a position
 /// repeats (a cycle of table moves would never end).
-fn table_line(tt: &TranspositionTable, board: &Board, limit: usize) -> Vec<Move> {
+pub fn table_line(tt: &TranspositionTable, board: &Board, limit: usize) -> Vec<Move> {
     let mut b = board.clone();
     let mut seen = vec![b.key()];
     let mut line = Vec::new();

@@ -5,7 +5,8 @@
 use super::{ApiError, State};
 use crate::board::Board;
 use crate::book::report::report;
-use crate::tt::Bound;
+use crate::search::table_line;
+use crate::types::Move;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
 use axum::http::StatusCode;
@@ -131,43 +132,37 @@ pub async fn book(Shared(s): Shared<Arc<State>>, q: Result<Query<BookQuery>, Que
 /// `GET /api/analysis?fen=`: `{"loaded", "found", "depth", "bound",
 /// "score", "pv": [{uci, san}]}` from the saved table: the position's
 /// entry, and the line found by following the entries' moves while they
-/// are legal and no position repeats.
+/// are legal and no position repeats ([`table_line`], the search's own).
 pub async fn analysis(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
     let q = query(q)?;
-    let mut b = board(&q.fen, q.chess960)?;
+    let b = board(&q.fen, q.chess960)?;
     let Some((tt, _)) = s.saved.as_ref() else {
         return Ok(Json(json!({"loaded": false, "found": false})));
     };
     let Some(entry) = tt.probe(b.key()) else {
         return Ok(Json(json!({"loaded": true, "found": false})));
     };
-    let mut pv = Vec::new();
-    let mut seen = vec![b.key()];
-    while pv.len() < 64 {
-        let Some(e) = tt.probe(b.key()) else { break };
-        let mv = e.best_move();
-        if mv.is_none() || !b.legal_moves().iter().any(|m| m == mv) {
-            break;
-        }
-        pv.push(json!({"uci": b.move_to_uci(mv), "san": b.move_to_san(mv)}));
-        b.make_move(mv);
-        if seen.contains(&b.key()) {
-            break;
-        }
-        seen.push(b.key());
-    }
-    let value = i32::from(entry.value);
-    let bound = match entry.bound() {
-        Bound::Exact => "exact",
-        Bound::Lower => "lower",
-        Bound::Upper => "upper",
-        Bound::None => "none",
-    };
+    let pv = line_json(&b, &table_line(tt, &b, MAX_LINE));
     Ok(Json(json!({
         "loaded": true, "found": true,
-        "depth": entry.depth(), "bound": bound,
-        "score": score_json(value), "pv": pv,
+        "depth": entry.depth(), "bound": entry.bound().name(),
+        "score": score_json(i32::from(entry.value)), "pv": pv,
     })))
+}
+
+/// Moves at most in the line walked through the saved table.
+const MAX_LINE: usize = 64;
+
+/// A line of moves from `root` as `[{uci, san}, …]`.
+pub fn line_json(root: &Board, line: &[Move]) -> Vec<Value> {
+    let mut b = root.clone();
+    line.iter()
+        .map(|&m| {
+            let v = json!({"uci": b.move_to_uci(m), "san": b.move_to_san(m)});
+            b.make_move(m);
+            v
+        })
+        .collect()
 }
 
 /// A score as `{"cp": N}` or `{"mate": N}` (the side to move's view).

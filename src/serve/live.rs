@@ -15,7 +15,7 @@
 //!   client going away (the stream dropped): a watcher sets the search's
 //!   stop flag, and the slot is free when the thread ends.
 
-use super::api::{board, query, score_json};
+use super::api::{board, line_json, query, score_json};
 use super::{ApiError, State};
 use crate::board::Board;
 use crate::search::{InfoLine, Limits, Reporter, SearchConfig, SearchEvent, Searcher, Shared as Control};
@@ -111,17 +111,11 @@ fn start(s: &State, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Re
 
 /// The data of an `info` event: the line with its moves in UCI and SAN.
 fn info_json(root: &Board, info: &InfoLine) -> serde_json::Value {
-    let mut board = root.clone();
-    let mut pv = Vec::new();
-    for &m in &info.pv {
-        pv.push(json!({"uci": board.move_to_uci(m), "san": board.move_to_san(m)}));
-        board.make_move(m);
-    }
     let (w, d, l) = crate::uci::wdl_model(info.value);
     json!({
         "depth": info.depth, "seldepth": info.seldepth, "multipv": info.multipv,
         "score": score_json(info.value),
-        "bound": info.bound.map(|b| if b == Bound::Lower { "lower" } else { "upper" }),
-        "wdl": [w, d, l], "nodes": info.nodes, "nps": info.nps, "time_ms": info.time_ms, "pv": pv,
+        "bound": info.bound.map(Bound::name),
+        "wdl": [w, d, l], "nodes": info.nodes, "nps": info.nps, "time_ms": info.time_ms, "pv": line_json(root, &info.pv),
     })
 }
