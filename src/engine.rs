@@ -309,10 +309,18 @@ impl Engine {
     pub fn eval_report(&self) -> String {
         match &self.net {
             Some(net) => {
-                let cp = net.evaluate_board(&self.board);
+                let out = net.evaluate_board(&self.board);
+                let cp = crate::search::with_base(&self.board, net, out);
                 let white = if self.board.side_to_move() == crate::types::Color::White { cp } else { -cp };
+                let base = match net.base() {
+                    crate::nnue::Base::Zero => String::new(),
+                    crate::nnue::Base::HandWritten => format!(
+                        "\nHand-written evaluation {} cp + network {out} cp (side to move)",
+                        crate::eval::evaluate(&self.board)
+                    ),
+                };
                 format!(
-                    "Network {} (768 -> {}) x 2 -> 1\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
+                    "Network {} (768 -> {}) x 2 -> 1{base}\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
                     self.options.eval_file,
                     net.hidden(),
                     f64::from(white) / 100.0

@@ -84,6 +84,50 @@ pub const fn is_valid_hidden(hidden: usize) -> bool {
     hidden >= MIN_HIDDEN && hidden <= MAX_HIDDEN && hidden % HIDDEN_STEP == 0
 }
 
+/// What the network's output is added to. A network trained as a
+/// correction of the hand-written evaluation (`archivist train --base
+/// hand-written`) is read as `hand-written evaluation + out · SCALE`; the
+/// search adds the two ([`crate::search`]), since this module does not know
+/// the evaluation. Stored as the header's flags field (bit 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Base {
+    /// The output is the whole score.
+    #[default]
+    Zero,
+    /// The output is added to [`crate::eval::evaluate`].
+    HandWritten,
+}
+
+impl Base {
+    /// The header flag bit of [`Base::HandWritten`].
+    pub const HAND_WRITTEN_FLAG: u16 = 1;
+
+    /// The header's flags field.
+    pub const fn flags(self) -> u16 {
+        match self {
+            Base::Zero => 0,
+            Base::HandWritten => Base::HAND_WRITTEN_FLAG,
+        }
+    }
+
+    /// The base a flags field names; `None` when an unknown bit is set.
+    pub const fn from_flags(flags: u16) -> Option<Base> {
+        match flags {
+            0 => Some(Base::Zero),
+            Base::HAND_WRITTEN_FLAG => Some(Base::HandWritten),
+            _ => None,
+        }
+    }
+
+    /// The name used on the command line and in ledgers.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Base::Zero => "none",
+            Base::HandWritten => "hand-written",
+        }
+    }
+}
+
 /// The quantisation constants and the output scale, as stored in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Quantisation {
@@ -124,6 +168,7 @@ impl Quantisation {
 pub struct Network {
     hidden: usize,
     quant: Quantisation,
+    base: Base,
     /// `[768][N]`: row `f` holds the weights of input `f`.
     feature_weights: Vec<i16>,
     /// `[N]`.
@@ -143,6 +188,12 @@ impl Network {
     #[inline]
     pub fn quantisation(&self) -> Quantisation {
         self.quant
+    }
+
+    /// What the output is added to.
+    #[inline]
+    pub fn base(&self) -> Base {
+        self.base
     }
 
     /// All feature weights, `[768][N]` row-major.

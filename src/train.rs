@@ -39,7 +39,7 @@ pub mod optim;
 #[cfg(test)]
 mod tests;
 
-use crate::nnue::{is_valid_hidden, FloatNetwork, NetError};
+use crate::nnue::{is_valid_hidden, Base, FloatNetwork, NetError};
 use crate::records::RecordError;
 pub use checkpoint::Schedule;
 use checkpoint::{Checkpoint, CheckpointError};
@@ -106,6 +106,9 @@ pub struct TrainConfig {
     pub threads: usize,
     /// Seed of a fresh run (weights and shuffles); `None`: 1, or the checkpoint's.
     pub seed: Option<u64>,
+    /// What the network's output is added to; `None`: nothing for a fresh
+    /// run, the checkpoint's otherwise.
+    pub base: Option<Base>,
     pub filter: Filter,
     pub start: Start,
     /// Held-out record files: their loss is measured after every leg
@@ -188,6 +191,8 @@ pub struct LegReport {
     pub seconds: f64,
     /// Mean `(p − t)²` of the validation positions after the leg.
     pub validation_loss: Option<f64>,
+    /// The same for the hand-written evaluation ([`hand_written_loss`]).
+    pub hand_written_validation_loss: Option<f64>,
 }
 
 impl LegReport {
@@ -203,6 +208,12 @@ pub enum Event<'a> {
     Opened {
         games: u64,
         positions: u64,
+    },
+    /// The loss of the hand-written evaluation's static score on the
+    /// validation positions: the bar a network's validation loss must pass
+    /// ([`hand_written_loss`]).
+    HandWritten {
+        validation_loss: f64,
     },
     /// The run continues a checkpoint that has trained `legs` legs and `trained` positions.
     Continued {
@@ -223,8 +234,15 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     config.check()?;
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
-    let validation = validation_samples(config)?;
     let mut state = start(config, &data)?;
+    let validation = validation_samples(config, state.net.base())?;
+    let mut hand_written = None;
+    if !validation.is_empty() {
+        let set = Dataset::open(&config.validation)?;
+        let loss = hand_written_loss(&set, &config.filter, config.wdl)?;
+        on(Event::HandWritten { validation_loss: loss });
+        hand_written = Some(loss);
+    }
     let legs = match config.start {
         Start::Fresh => config.epochs,
         Start::Resume => config.epochs.saturating_sub(state.legs),
@@ -239,6 +257,7 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     for _ in 0..legs {
         let mut report = train_leg(&mut state, &data, &settings, &mut on)?;
         report.validation_loss = (!validation.is_empty()).then(|| validation_loss(&state, &validation, settings.wdl));
+        report.hand_written_validation_loss = hand_written;
         save(&state, config, &ckpt_path)?;
         on(Event::Leg(&report));
         reports.push(report);
@@ -250,16 +269,17 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     Ok(reports)
 }
 
-/// A fresh state: random weights for `seed`, no position trained.
-pub fn fresh_state(hidden: usize, seed: u64, schedule: Schedule) -> Checkpoint {
-    Checkpoint {
-        net: FloatNetwork::random(hidden, seed),
-        optimiser: AdamW::new(hidden),
-        legs: 0,
-        seed,
-        trained: 0,
-        schedule,
+/// A fresh state: random weights for `seed`, no position trained. On a
+/// base, the output weights and bias start at zero, so the untrained
+/// network scores exactly its base.
+pub fn fresh_state(hidden: usize, seed: u64, base: Base, schedule: Schedule) -> Checkpoint {
+    let mut net = FloatNetwork::random(hidden, seed);
+    if base != Base::Zero {
+        net.set_base(base);
+        net.output_weights_mut().fill(0.0);
+        net.set_output_bias(0.0);
     }
+    Checkpoint { net, optimiser: AdamW::new(hidden), legs: 0, seed, trained: 0, schedule }
 }
 
 /// One leg: every file of `data` once, in order, through the shuffle
@@ -279,18 +299,19 @@ pub fn train_leg(
     let started = Instant::now();
     let before = state.trained;
     let (mut samples, mut squared, mut first_lr, mut last_lr) = (0u64, 0f64, None, 0f32);
-    let counts = data.leg(seed, settings.buffer, settings.batch, &settings.filter, |batch: &[Sample]| {
-        let lr = state.schedule.rate(state.trained);
-        first_lr.get_or_insert(lr);
-        last_lr = lr;
-        grad::batch_gradient(&state.net, batch, &target, settings.threads, &mut grads);
-        state.optimiser.step(&mut state.net, &grads[0], lr);
-        state.trained += batch.len() as u64;
-        samples += batch.len() as u64;
-        squared += grads[0].squared_error;
-        on(Event::Progress { leg, samples, loss: squared / samples as f64 });
-        Ok(())
-    })?;
+    let counts =
+        data.leg(seed, settings.buffer, settings.batch, &settings.filter, state.net.base(), |batch: &[Sample]| {
+            let lr = state.schedule.rate(state.trained);
+            first_lr.get_or_insert(lr);
+            last_lr = lr;
+            grad::batch_gradient(&state.net, batch, &target, settings.threads, &mut grads);
+            state.optimiser.step(&mut state.net, &grads[0], lr);
+            state.trained += batch.len() as u64;
+            samples += batch.len() as u64;
+            squared += grads[0].squared_error;
+            on(Event::Progress { leg, samples, loss: squared / samples as f64 });
+            Ok(())
+        })?;
     if counts.kept == 0 {
         return Err(TrainError::NothingKept { leg });
     }
@@ -304,6 +325,7 @@ pub fn train_leg(
         counts,
         seconds: started.elapsed().as_secs_f64(),
         validation_loss: None,
+        hand_written_validation_loss: None,
     })
 }
 
@@ -312,18 +334,35 @@ pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32) -> f64 
     grad::mean_loss(&state.net, samples, &target(state, wdl))
 }
 
+/// The mean `(p − t)²` of the hand-written evaluation over the kept
+/// positions of `set`, with `p = σ(evaluate / 400)`: the same targets and
+/// logistic as a network's loss, so the two numbers compare directly.
+pub fn hand_written_loss(set: &Dataset, filter: &Filter, wdl: f32) -> Result<f64, TrainError> {
+    let target = Target { wdl, logit_scale: 1.0 / 400.0 };
+    let (mut sum, mut n) = (0f64, 0u64);
+    set.for_each_game(|game, counts| {
+        data::kept_positions(game, filter, counts, |board, score| {
+            let sample = Sample::new(board, score, game.result);
+            let p = grad::sigmoid(crate::eval::evaluate(board) as f32 * target.logit_scale);
+            sum += f64::from((p - target.of(&sample)).powi(2));
+            n += 1;
+        })
+    })?;
+    Ok(sum / n.max(1) as f64)
+}
+
 fn target(state: &Checkpoint, wdl: f32) -> Target {
     Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / 400.0 }
 }
 
 /// Every kept position of the validation files (in file order).
-fn validation_samples(config: &TrainConfig) -> Result<Vec<Sample>, TrainError> {
+fn validation_samples(config: &TrainConfig, base: Base) -> Result<Vec<Sample>, TrainError> {
     if config.validation.is_empty() {
         return Ok(Vec::new());
     }
     let set = Dataset::open(&config.validation)?;
     let mut all = Vec::new();
-    set.in_order(&config.filter, &mut all)?;
+    set.in_order(&config.filter, base, &mut all)?;
     Ok(all)
 }
 
@@ -346,7 +385,8 @@ fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError>
             }
         };
         let schedule = Schedule { lr: config.lr, lr_end: config.lr_end, planned };
-        return Ok(fresh_state(config.hidden.unwrap_or(DEFAULT_HIDDEN), config.seed.unwrap_or(1), schedule));
+        let (hidden, seed) = (config.hidden.unwrap_or(DEFAULT_HIDDEN), config.seed.unwrap_or(1));
+        return Ok(fresh_state(hidden, seed, config.base.unwrap_or_default(), schedule));
     };
     let mut ckpt = Checkpoint::load(&path).map_err(|source| TrainError::Checkpoint { path: path.clone(), source })?;
     let mismatch = |reason: String| TrainError::ResumeMismatch { path: path.clone(), reason };
@@ -355,6 +395,9 @@ fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError>
     }
     if let Some(seed) = config.seed.filter(|&s| s != ckpt.seed) {
         return Err(mismatch(format!("its seed is {}, not --seed {seed}", ckpt.seed)));
+    }
+    if let Some(base) = config.base.filter(|&b| b != ckpt.net.base()) {
+        return Err(mismatch(format!("its base is {}, not --base {}", ckpt.net.base().name(), base.name())));
     }
     if let Some(planned) = config.planned {
         ckpt.schedule.planned = planned;

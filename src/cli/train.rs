@@ -1,5 +1,6 @@
 //! `archivist train`: the command line of [`crate::train`].
 
+use crate::nnue::Base;
 use crate::train::data::Filter;
 use crate::train::{self, Event, Start, TrainConfig};
 use anyhow::Context;
@@ -24,7 +25,10 @@ use super::train_ledger as ledger;
 /// scored beyond ±--max-cp (mates and tablebase results included).
 ///
 /// Target: λ·result + (1 − λ)·score, both the side to move's expected score
-/// (λ = --wdl); loss: mean squared error of σ(eval / 400). After every leg
+/// (λ = --wdl); loss: mean squared error of σ(eval / 400), where eval is the
+/// network's output, plus the hand-written evaluation with --base
+/// hand-written. With --validation the hand-written evaluation's own loss
+/// on the held-out positions is printed first: the bar to pass. After every leg
 /// the quantised network is written to --out and the float network with the
 /// optimiser state, positions trained and schedule to OUT.ckpt, with a
 /// ledger of every leg (files read, settings, losses) in OUT.ckpt.json.
@@ -62,7 +66,7 @@ pub struct TrainArgs {
     /// Positions per optimiser step.
     #[arg(long, default_value_t = 16384)]
     batch: usize,
-    /// Positions in the shuffle buffer (72 bytes each).
+    /// Positions in the shuffle buffer (76 bytes each).
     #[arg(long, default_value_t = 2_000_000)]
     buffer: usize,
     /// Threads computing each batch's gradient (at most 8 are used).
@@ -71,6 +75,12 @@ pub struct TrainArgs {
     /// Seed of a fresh run (default 1; a checkpoint keeps its own).
     #[arg(long)]
     seed: Option<u64>,
+    /// What the network's output is added to: `none` (the network is the
+    /// whole evaluation) or `hand-written` (it learns a correction of the
+    /// hand-written evaluation, which the engine adds). Default: none for a
+    /// fresh run, the checkpoint's otherwise.
+    #[arg(long, value_parser = parse_base)]
+    base: Option<Base>,
     /// Leave out the first N recorded plies of every game.
     #[arg(long, default_value_t = 8)]
     skip_plies: u32,
@@ -86,6 +96,13 @@ pub struct TrainArgs {
     /// Held-out record files: their loss is printed after every leg (never trained on).
     #[arg(long, num_args = 1..)]
     validation: Vec<PathBuf>,
+}
+
+fn parse_base(s: &str) -> Result<Base, String> {
+    [Base::Zero, Base::HandWritten]
+        .into_iter()
+        .find(|b| b.name() == s)
+        .ok_or_else(|| format!("`{s}`: expected none or hand-written"))
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
@@ -109,6 +126,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         buffer: args.buffer,
         threads: args.threads.max(1),
         seed: args.seed,
+        base: args.base,
         filter: Filter { skip_plies: args.skip_plies, max_cp: args.max_cp },
         start: match (args.init, args.resume) {
             (Some(path), _) => Start::Init(path),
@@ -125,6 +143,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let reports = train::train(&config, |event| match event {
         Event::Opened { games, positions } => {
             bar.suspend(|| eprintln!("data: {games} games, {positions} positions in {} file(s)", config.data.len()));
+        }
+        Event::HandWritten { validation_loss } => {
+            bar.suspend(|| eprintln!("validation loss of the hand-written evaluation: {validation_loss:.6}"));
         }
         Event::Continued { legs, trained } => {
             bar.suspend(|| eprintln!("continuing a checkpoint after {legs} leg(s), {trained} positions trained"));

@@ -12,11 +12,12 @@
 //!                  "positions": 1403086, "bytes": 7463495, "fnv1a64": "0x...",
 //!                  "seeds": [1901], "engine": { "commit": "...", "bench": 2656161 } } ],
 //!     "validation": [ ... the same for the held-out files ... ],
-//!     "settings": { "hidden": 128, "seed": 1, "wdl": 0.25, "batch": 16384,
+//!     "settings": { "hidden": 128, "seed": 1, "base": "none", "wdl": 0.25, "batch": 16384,
 //!                   "buffer": 2000000, "skip_plies": 8, "max_cp": 2000 },
 //!     "kept": 1000000, "trained_before": 0, "trained_after": 1000000,
 //!     "planned": 30000000, "lr_first": 0.001, "lr_last": 0.00099,
-//!     "loss": 0.0301, "validation_loss": 0.0299, "seconds": 600.0 } ] }
+//!     "loss": 0.0301, "validation_loss": 0.0299,
+//!     "hand_written_validation_loss": 0.0089, "seconds": 600.0 } ] }
 //! ```
 
 use crate::train::data::Dataset;
@@ -115,6 +116,7 @@ pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) 
             "settings": {
                 "hidden": ckpt.net.hidden(),
                 "seed": ckpt.seed,
+                "base": ckpt.net.base().name(),
                 "wdl": config.wdl,
                 "batch": config.batch,
                 "buffer": config.buffer,
@@ -129,6 +131,7 @@ pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) 
             "lr_last": r.lr.1,
             "loss": r.loss,
             "validation_loss": r.validation_loss,
+            "hand_written_validation_loss": r.hand_written_validation_loss,
             "seconds": r.seconds,
         }));
     }

@@ -289,6 +289,29 @@ fn eval_file_switches_the_search_to_the_network_and_back() {
 }
 
 #[test]
+fn a_zero_correction_on_the_hand_written_base_searches_as_the_hand_written_evaluation() {
+    let dir = crate::testdata::TempDir::new("engine-evalfile-base");
+    let path = dir.file("zero.nnue");
+    let mut net = crate::nnue::FloatNetwork::zeros(16, crate::nnue::Quantisation::default()).unwrap();
+    net.set_base(crate::nnue::Base::HandWritten);
+    net.quantise().write(&path).unwrap();
+    let fen = "r3k2r/1pp2ppp/p1n1bn2/3pp3/1bPP4/2N1PN2/PP1BBPPP/R2QK2R w KQkq d6 0 9";
+    let search = |e: &mut Engine| {
+        e.new_game();
+        e.set_position(Some(fen), &["c4d5", "e6d5"]).unwrap();
+        let r = e.search_sync(depth(8)).unwrap();
+        (r.nodes, r.best)
+    };
+    let mut e = quiet_engine();
+    let hand_written = search(&mut e);
+    e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap();
+    let report = e.eval_report();
+    let hce = crate::eval::evaluate(e.board());
+    assert!(report.contains(&format!("Hand-written evaluation {hce} cp + network 0 cp")), "{report}");
+    assert_eq!(search(&mut e), hand_written, "the same tree, node for node");
+}
+
+#[test]
 fn a_bad_eval_file_is_reported_and_the_current_evaluation_kept() {
     let dir = crate::testdata::TempDir::new("engine-evalfile-bad");
     let good = dir.file("good.nnue");

@@ -11,7 +11,7 @@
 //! | 16 | 2 | QA (u16) | `1..=255` |
 //! | 18 | 2 | QB (u16) | at least 1 |
 //! | 20 | 2 | SCALE (u16) | at least 1 |
-//! | 22 | 2 | reserved | zero |
+//! | 22 | 2 | flags (u16): bit 0 = added to the hand-written evaluation ([`super::Base`]) | no other bit set |
 //! | 24 | 2·768·N | feature weights, i16 `[768][N]` (row = input) | — |
 //! | 24 + 1536·N | 2·N | feature biases, i16 `[N]` | — |
 //! | 24 + 1538·N | 2·2N | output weights, i16 `[2N]`, side to move's half first | `\|w\| ≤ ⌊32767 / QA⌋` |
@@ -19,7 +19,7 @@
 //! | 28 + 1542·N | 8 | checksum (u64) | 64-bit FNV-1a of bytes `0 .. 28 + 1542·N` |
 //!
 //! The file must end exactly after the checksum. The reader checks, in this
-//! order: magic, version, input count, hidden size, quantisation, reserved,
+//! order: magic, version, input count, hidden size, quantisation, flags,
 //! length (truncated or trailing bytes), checksum, output weights; the first
 //! failure is the error, with the byte offset where it was found. Reading
 //! never panics, whatever the bytes.
@@ -57,8 +57,8 @@ pub enum NetError {
     BadHiddenSize { hidden: u32 },
     #[error("{field} = {value} at offset {offset}: {rule}")]
     BadQuantisation { offset: usize, field: &'static str, value: u16, rule: &'static str },
-    #[error("reserved field at offset {offset} is {value:#06x}, must be 0")]
-    NonZeroReserved { offset: usize, value: u16 },
+    #[error("flags at offset {offset} are {value:#06x}: only bit 0 (hand-written base) is defined")]
+    UnknownFlags { offset: usize, value: u16 },
     #[error(transparent)]
     Truncated(#[from] Truncated),
     #[error("{extra} trailing bytes at offset {offset}")]
@@ -80,7 +80,7 @@ impl NetError {
             NetError::BadInputCount { .. } => 8,
             NetError::BadHiddenSize { .. } => 12,
             NetError::BadQuantisation { offset, .. }
-            | NetError::NonZeroReserved { offset, .. }
+            | NetError::UnknownFlags { offset, .. }
             | NetError::TrailingBytes { offset, .. }
             | NetError::ChecksumMismatch { offset, .. }
             | NetError::OutputWeightOutOfRange { offset, .. } => *offset,
@@ -106,7 +106,7 @@ impl From<HeaderError> for NetError {
             HeaderError::BadQuantisation { offset, field, value, rule, .. } => {
                 NetError::BadQuantisation { offset, field, value, rule }
             }
-            HeaderError::NonZeroReserved { offset, value } => NetError::NonZeroReserved { offset, value },
+            HeaderError::UnknownFlags { offset, value } => NetError::UnknownFlags { offset, value },
             HeaderError::Truncated(t) => NetError::Truncated(t),
         }
     }
@@ -126,7 +126,7 @@ pub(super) fn check_quantisation(q: Quantisation) -> Result<(), NetError> {
 impl Network {
     /// Parses and validates a whole network file (layout in the module doc).
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        let (header::Header { hidden, quant }, _) = header::read(bytes, &LAYOUT)?;
+        let (header::Header { hidden, quant, base }, _) = header::read(bytes, &LAYOUT)?;
         let expected = file_len(hidden);
         Reader::at(bytes, HEADER_LEN).skip(expected - HEADER_LEN)?;
         if bytes.len() > expected {
@@ -149,7 +149,7 @@ impl Network {
         {
             return Err(NetError::OutputWeightOutOfRange { offset: outputs_at + 2 * index, index, value, limit });
         }
-        Ok(Network { hidden, quant, feature_weights, feature_bias, output_weights, output_bias })
+        Ok(Network { hidden, quant, base, feature_weights, feature_bias, output_weights, output_bias })
     }
 
     /// Reads and validates the network file at `path`.
@@ -164,7 +164,7 @@ impl Network {
         out.put_u32_le(VERSION);
         out.put_u32_le(INPUTS as u32);
         out.put_u32_le(self.hidden as u32);
-        for v in [self.quant.qa, self.quant.qb, self.quant.scale, 0] {
+        for v in [self.quant.qa, self.quant.qb, self.quant.scale, self.base.flags()] {
             out.put_u16_le(v);
         }
         for &w in self.feature_weights.iter().chain(&self.feature_bias).chain(&self.output_weights) {

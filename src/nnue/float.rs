@@ -14,7 +14,7 @@
 //! keep `|b| + Σ|W|` over any 32 active inputs well below `32767 / QA`
 //! (about 128 for QA = 255): the quantised accumulators are `i16` and wrap.
 
-use super::{is_valid_hidden, NetError, Network, Quantisation, INPUTS};
+use super::{is_valid_hidden, Base, NetError, Network, Quantisation, INPUTS};
 use crate::board::Board;
 use crate::codec::SplitMix64;
 use crate::types::Color;
@@ -27,6 +27,7 @@ use crate::types::Color;
 pub struct FloatNetwork {
     hidden: usize,
     quant: Quantisation,
+    base: Base,
     feature_weights: Vec<f32>,
     feature_bias: Vec<f32>,
     output_weights: Vec<f32>,
@@ -53,6 +54,7 @@ impl FloatNetwork {
         Ok(FloatNetwork {
             hidden,
             quant,
+            base: Base::Zero,
             feature_weights: vec![0.0; INPUTS * hidden],
             feature_bias: vec![0.0; hidden],
             output_weights: vec![0.0; 2 * hidden],
@@ -85,6 +87,15 @@ impl FloatNetwork {
 
     pub fn quantisation(&self) -> Quantisation {
         self.quant
+    }
+
+    /// What the output is added to (kept by [`quantise`](Self::quantise)).
+    pub fn base(&self) -> Base {
+        self.base
+    }
+
+    pub fn set_base(&mut self, base: Base) {
+        self.base = base;
     }
 
     pub fn feature_weights(&self) -> &[f32] {
@@ -129,6 +140,7 @@ impl FloatNetwork {
         Network {
             hidden: self.hidden,
             quant: q,
+            base: self.base,
             feature_weights: scaled(&self.feature_weights, qa, 32767.0),
             feature_bias: scaled(&self.feature_bias, qa, 32767.0),
             output_weights: scaled(&self.output_weights, qb, f64::from(q.max_output_weight())),
@@ -149,8 +161,9 @@ impl FloatNetwork {
         acc
     }
 
-    /// The reference forward pass: the score of `board` for the side to move
-    /// in centipawns, `(Σ clamp(acc, 0, 1)²·w + b_out)·SCALE`, in `f64`.
+    /// The reference forward pass: the network's part of the score of
+    /// `board` for the side to move in centipawns, `(Σ clamp(acc, 0, 1)²·w +
+    /// b_out)·SCALE`, in `f64` (without the [`Base`]).
     pub fn evaluate(&self, board: &Board) -> f64 {
         let us = board.side_to_move();
         let (w_us, w_them) = self.output_weights.split_at(self.hidden);

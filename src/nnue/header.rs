@@ -11,12 +11,12 @@
 //! | 2 | QA (u16) | `1..=255` |
 //! | 2 | QB (u16) | at least 1 |
 //! | 2 | SCALE (u16) | at least 1 |
-//! | 2 | reserved | zero |
+//! | 2 | flags (u16): bit 0 = the output is added to the hand-written evaluation ([`super::Base`]) | no other bit set |
 //!
 //! The whole header (`len` bytes, the format's own fields after these
 //! included) must be there before any field is checked.
 
-use super::{is_valid_hidden, Quantisation, INPUTS};
+use super::{is_valid_hidden, Base, Quantisation, INPUTS};
 use crate::codec::{Reader, Truncated};
 
 /// What a format's header is.
@@ -34,6 +34,7 @@ pub struct Layout {
 pub struct Header {
     pub hidden: usize,
     pub quant: Quantisation,
+    pub base: Base,
 }
 
 /// The first thing wrong with a header; each format turns it into its own
@@ -45,7 +46,7 @@ pub enum HeaderError {
     BadInputCount { count: u32 },
     BadHiddenSize { offset: usize, hidden: u32 },
     BadQuantisation { offset: usize, quant: Quantisation, field: &'static str, value: u16, rule: &'static str },
-    NonZeroReserved { offset: usize, value: u16 },
+    UnknownFlags { offset: usize, value: u16 },
     Truncated(Truncated),
 }
 
@@ -85,10 +86,10 @@ pub fn read<'a>(bytes: &'a [u8], layout: &Layout) -> Result<(Header, Reader<'a>)
         return Err(HeaderError::BadQuantisation { offset: at + 2 * i, quant, field, value, rule });
     }
     let (offset, value) = (r.offset(), r.u16_le()?);
-    if value != 0 {
-        return Err(HeaderError::NonZeroReserved { offset, value });
-    }
-    Ok((Header { hidden: hidden as usize, quant }, r))
+    let Some(base) = Base::from_flags(value) else {
+        return Err(HeaderError::UnknownFlags { offset, value });
+    };
+    Ok((Header { hidden: hidden as usize, quant, base }, r))
 }
 
 /// The first quantisation constant out of range: its index (QA 0, QB 1,

@@ -13,7 +13,7 @@
 //! | 12 | 2 | QA (u16) | `1..=255` |
 //! | 14 | 2 | QB (u16) | at least 1 |
 //! | 16 | 2 | SCALE (u16) | at least 1 |
-//! | 18 | 2 | reserved | zero |
+//! | 18 | 2 | flags (u16): bit 0 = trained on the hand-written evaluation ([`crate::nnue::Base`]) | no other bit set |
 //! | 20 | 4 | legs completed (u32) | — |
 //! | 24 | 8 | seed of the run (u64) | — |
 //! | 32 | 8 | optimiser steps taken (u64) | — |
@@ -30,7 +30,7 @@
 //! positions-indexed schedule cannot be recovered from it.
 //!
 //! The file ends exactly after the checksum. The reader checks magic,
-//! version, hidden size, quantisation, reserved, length, checksum, then the
+//! version, hidden size, quantisation, flags, length, checksum, then the
 //! values; the first failure is the error, with its byte offset. It is
 //! written atomically (temporary file, sync, rename).
 
@@ -59,8 +59,8 @@ pub enum CheckpointError {
     BadHiddenSize { hidden: u32 },
     #[error("quantisation QA {qa}, QB {qb}, SCALE {scale} at offset 12: QA must be 1..=255, QB and SCALE at least 1")]
     BadQuantisation { qa: u16, qb: u16, scale: u16 },
-    #[error("reserved field at offset 18 is {value:#06x}, must be 0")]
-    NonZeroReserved { value: u16 },
+    #[error("flags at offset 18 are {value:#06x}: only bit 0 (hand-written base) is defined")]
+    UnknownFlags { value: u16 },
     #[error(transparent)]
     Truncated(#[from] Truncated),
     #[error("{extra} trailing bytes at offset {offset}")]
@@ -83,7 +83,7 @@ impl CheckpointError {
             CheckpointError::UnsupportedVersion { .. } => 4,
             CheckpointError::BadHiddenSize { .. } => 8,
             CheckpointError::BadQuantisation { .. } => 12,
-            CheckpointError::NonZeroReserved { .. } => 18,
+            CheckpointError::UnknownFlags { .. } => 18,
             CheckpointError::BadSchedule { .. } => 48,
             CheckpointError::TrailingBytes { offset, .. }
             | CheckpointError::ChecksumMismatch { offset, .. }
@@ -145,7 +145,7 @@ impl From<HeaderError> for CheckpointError {
             HeaderError::BadQuantisation { quant, .. } => {
                 CheckpointError::BadQuantisation { qa: quant.qa, qb: quant.qb, scale: quant.scale }
             }
-            HeaderError::NonZeroReserved { value, .. } => CheckpointError::NonZeroReserved { value },
+            HeaderError::UnknownFlags { value, .. } => CheckpointError::UnknownFlags { value },
             HeaderError::Truncated(t) => CheckpointError::Truncated(t),
         }
     }
@@ -159,7 +159,7 @@ impl Checkpoint {
         out.put(MAGIC);
         out.put_u32_le(VERSION);
         out.put_u32_le(n as u32);
-        for v in [q.qa, q.qb, q.scale, 0] {
+        for v in [q.qa, q.qb, q.scale, self.net.base().flags()] {
             out.put_u16_le(v);
         }
         out.put_u32_le(self.legs);
@@ -183,7 +183,7 @@ impl Checkpoint {
 
     /// Parses and validates a checkpoint; never panics.
     pub fn from_bytes(b: &[u8]) -> Result<Checkpoint, CheckpointError> {
-        let (header::Header { hidden, quant }, mut r) = header::read(b, &LAYOUT)?;
+        let (header::Header { hidden, quant, base }, mut r) = header::read(b, &LAYOUT)?;
         let (legs, seed, steps, trained) = (r.u32_le()?, r.u64_le()?, r.u64_le()?, r.u64_le()?);
         let schedule = Schedule { planned: r.u64_le()?, lr: r.f32_le()?, lr_end: r.f32_le()? };
         if !schedule.is_valid() {
@@ -227,6 +227,7 @@ impl Checkpoint {
         net.feature_bias_mut().copy_from_slice(&params[w_end..b_end]);
         net.output_weights_mut().copy_from_slice(&params[b_end..p - 1]);
         net.set_output_bias(params[p - 1]);
+        net.set_base(base);
         Ok(Checkpoint { net, optimiser: AdamW { m, v, steps }, legs, seed, trained, schedule })
     }
 

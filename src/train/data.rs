@@ -4,7 +4,9 @@
 //! A [`Sample`] keeps the side to move's 768-input feature indices (at most
 //! 32 pieces), the search's expected score and the game result, both from
 //! the side to move's view. The other perspective's indices follow from the
-//! first ([`other_perspective`]), so they are not stored: 72 bytes a sample.
+//! first ([`other_perspective`]), so they are not stored: 76 bytes a sample.
+//! A network trained on a base ([`Base::HandWritten`]) also needs the
+//! hand-written evaluation of each position, which the sample keeps.
 //!
 //! A training leg ([`Dataset::leg`]) reads its files once, in the order
 //! given, and never holds more than `buffer` samples: each kept position
@@ -15,7 +17,7 @@
 use super::TrainError;
 use crate::board::Board;
 use crate::codec::SplitMix64;
-use crate::nnue::feature_index;
+use crate::nnue::{feature_index, Base};
 use crate::records::{self, score, Game, GameResult, Reader};
 use crate::types::Color;
 use std::path::PathBuf;
@@ -33,6 +35,9 @@ pub struct Sample {
     pub score: f32,
     /// The game result for the side to move: 1, 0.5 or 0.
     pub result: f32,
+    /// The base score the network's output is added to, in centipawns for
+    /// the side to move: 0, or the hand-written evaluation.
+    pub base: i16,
 }
 
 impl Sample {
@@ -50,7 +55,18 @@ impl Sample {
         }
         let white = result.white_score() as f32;
         let result = if us == Color::White { white } else { 1.0 - white };
-        Sample { features, count: count as u8, score: records::score_from_u16(stored_score) as f32, result }
+        let score = records::score_from_u16(stored_score) as f32;
+        Sample { features, count: count as u8, score, result, base: 0 }
+    }
+
+    /// The sample of `board` for a network on `base`.
+    pub fn with_base(board: &Board, stored_score: u16, result: GameResult, base: Base) -> Sample {
+        let mut sample = Sample::new(board, stored_score, result);
+        if base == Base::HandWritten {
+            // The evaluation lies within ±MAX_EVAL (10,000), so it fits.
+            sample.base = crate::eval::evaluate(board).clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL) as i16;
+        }
+        sample
     }
 
     /// The side to move's input indices.
@@ -98,9 +114,9 @@ pub struct FilterCounts {
     pub extreme: u64,
 }
 
-/// Appends the kept positions of `game` to `out`.
-pub fn game_samples(game: &Game, filter: &Filter, counts: &mut FilterCounts, out: &mut Vec<Sample>) {
-    kept_positions(game, filter, counts, |board, score| out.push(Sample::new(board, score, game.result)));
+/// Appends the kept positions of `game` to `out`, as samples for a network on `base`.
+pub fn game_samples(game: &Game, filter: &Filter, base: Base, counts: &mut FilterCounts, out: &mut Vec<Sample>) {
+    kept_positions(game, filter, counts, |board, score| out.push(Sample::with_base(board, score, game.result, base)));
 }
 
 /// Calls `keep` with each position of `game` that passes `filter` and its
@@ -185,6 +201,7 @@ impl Dataset {
         buffer: usize,
         batch: usize,
         filter: &Filter,
+        base: Base,
         mut train: impl FnMut(&[Sample]) -> Result<(), TrainError>,
     ) -> Result<FilterCounts, TrainError> {
         let mut rng = SplitMix64::new(seed);
@@ -197,7 +214,7 @@ impl Dataset {
                 return;
             }
             game_buf.clear();
-            game_samples(game, filter, counts, &mut game_buf);
+            game_samples(game, filter, base, counts, &mut game_buf);
             for &sample in &game_buf {
                 if pool.len() < buffer {
                     pool.push(sample);
@@ -258,8 +275,8 @@ pub struct FileSummary<'a> {
 
 impl Dataset {
     /// Appends every kept position of every file, in file order.
-    pub fn in_order(&self, filter: &Filter, out: &mut Vec<Sample>) -> Result<FilterCounts, TrainError> {
-        self.for_each_game(|game, counts| game_samples(game, filter, counts, out))
+    pub fn in_order(&self, filter: &Filter, base: Base, out: &mut Vec<Sample>) -> Result<FilterCounts, TrainError> {
+        self.for_each_game(|game, counts| game_samples(game, filter, base, counts, out))
     }
 
     /// Every game of every file, in file order, with the filter counts to add to.

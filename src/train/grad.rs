@@ -5,7 +5,8 @@
 //! ```text
 //! acc = b + Σ_{f∈F} W[f],   acc' = b + Σ_{f∈F'} W[f],   a = clamp(·, 0, 1)
 //! out = Σ a²·w_us + Σ a'²·w_them + b_out
-//! p   = σ(out · SCALE / 400)                 (the record scores' logistic)
+//! p   = σ((out · SCALE + base) / 400)        (the record scores' logistic;
+//!                                              base: the sample's base score)
 //! t   = λ · result + (1 − λ) · score          (λ = --wdl)
 //! L   = mean over the batch of (p − t)²
 //! ```
@@ -83,13 +84,13 @@ pub struct Target {
 
 impl Target {
     #[inline]
-    fn of(&self, s: &Sample) -> f32 {
+    pub fn of(&self, s: &Sample) -> f32 {
         self.wdl * s.result + (1.0 - self.wdl) * s.score
     }
 }
 
 #[inline]
-fn sigmoid(x: f32) -> f32 {
+pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
@@ -97,7 +98,7 @@ fn sigmoid(x: f32) -> f32 {
 /// formula as the trainer's forward pass (for tests and validation).
 pub fn predict(net: &FloatNetwork, sample: &Sample, logit_scale: f32) -> f32 {
     let mut s = Scratch { acc: [Vec::new(), Vec::new()], delta: [Vec::new(), Vec::new()] };
-    sigmoid(forward(net, sample, &mut s) * logit_scale)
+    sigmoid(logit(forward(net, sample, &mut s), sample, logit_scale))
 }
 
 /// The mean of `(p − t)²` over `samples` (0 for none).
@@ -106,11 +107,18 @@ pub fn mean_loss(net: &FloatNetwork, samples: &[Sample], target: &Target) -> f64
     let total: f64 = samples
         .iter()
         .map(|sample| {
-            let p = sigmoid(forward(net, sample, &mut s) * target.logit_scale);
+            let p = sigmoid(logit(forward(net, sample, &mut s), sample, target.logit_scale));
             f64::from((p - target.of(sample)).powi(2))
         })
         .sum();
     total / samples.len().max(1) as f64
+}
+
+/// The logistic's argument for a network output `out`: the output in
+/// centipawns plus the sample's base, over 400.
+#[inline]
+fn logit(out: f32, sample: &Sample, logit_scale: f32) -> f32 {
+    out * logit_scale + f32::from(sample.base) / 400.0
 }
 
 /// Fills both accumulators; returns `out`.
@@ -142,7 +150,7 @@ fn forward(net: &FloatNetwork, sample: &Sample, s: &mut Scratch) -> f32 {
 fn backward(net: &FloatNetwork, sample: &Sample, target: &Target, norm: f32, g: &mut Gradient, s: &mut Scratch) {
     let n = net.hidden();
     let out = forward(net, sample, s);
-    let p = sigmoid(out * target.logit_scale);
+    let p = sigmoid(logit(out, sample, target.logit_scale));
     let err = p - target.of(sample);
     g.squared_error += f64::from(err * err);
     let d_out = 2.0 * err * p * (1.0 - p) * target.logit_scale * norm;

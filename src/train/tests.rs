@@ -4,7 +4,7 @@ use super::grad::{self, predict, Gradient, Target, CHUNKS};
 use super::optim::AdamW;
 use super::*;
 use crate::board::Board;
-use crate::nnue::{feature_index, Quantisation};
+use crate::nnue::{feature_index, Base, Quantisation};
 use crate::pgn;
 use crate::records::{score, GameRecorder, GameResult};
 use crate::testdata::TempDir;
@@ -64,6 +64,7 @@ fn config(dir: &TempDir, data: PathBuf, threads: usize) -> TrainConfig {
         buffer: 8192,
         threads,
         seed: Some(7),
+        base: None,
         filter: Filter::default(),
         start: Start::Fresh,
         validation: Vec::new(),
@@ -120,7 +121,7 @@ fn filters_leave_out_opening_check_tactical_and_extreme_positions() {
     let game = crate::records::parse(&rec.finish(GameResult::WhiteWin)).unwrap().remove(0);
     let mut counts = FilterCounts::default();
     let mut out = Vec::new();
-    game_samples(&game, &Filter { skip_plies: 2, max_cp: 2000 }, &mut counts, &mut out);
+    game_samples(&game, &Filter { skip_plies: 2, max_cp: 2000 }, Base::Zero, &mut counts, &mut out);
     assert_eq!(
         counts,
         FilterCounts { seen: 7, kept: 3, opening: 2, in_check: 0, tactical: 1, extreme: 1 },
@@ -131,9 +132,16 @@ fn filters_leave_out_opening_check_tactical_and_extreme_positions() {
 
 #[test]
 fn analytic_gradient_matches_finite_differences() {
+    for base in [Base::Zero, Base::HandWritten] {
+        gradient_matches_finite_differences(base);
+    }
+}
+
+fn gradient_matches_finite_differences(base: Base) {
     let net = FloatNetwork::random(16, 3);
-    let b = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", false).unwrap();
-    let sample = Sample::new(&b, score::from_cp(35), GameResult::Draw);
+    let b = Board::from_fen("r1bqk1nr/pppp1ppp/2n5/2b1p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", false).unwrap();
+    let sample = Sample::with_base(&b, score::from_cp(35), GameResult::Draw, base);
+    assert_eq!(i32::from(sample.base), if base == Base::Zero { 0 } else { crate::eval::evaluate(&b) });
     let target = Target { wdl: 0.3, logit_scale: 1.0 };
     let loss = |net: &FloatNetwork| -> f64 {
         let t = 0.3 * sample.result + 0.7 * sample.score;
@@ -257,6 +265,48 @@ fn resume_refuses_a_checkpoint_of_another_run() {
     cfg.seed = Some(7);
     cfg.hidden = Some(32);
     assert!(matches!(train(&cfg, |_| {}), Err(TrainError::ResumeMismatch { .. })));
+    cfg.hidden = Some(16);
+    cfg.base = Some(Base::HandWritten);
+    assert!(matches!(train(&cfg, |_| {}), Err(TrainError::ResumeMismatch { .. })));
+}
+
+#[test]
+fn a_network_on_the_hand_written_base_starts_as_it_and_learns_a_correction() {
+    let dir = TempDir::new("train-base");
+    let data = write_data(&dir);
+    let schedule = Schedule { lr: 0.01, lr_end: 0.001, planned: 1000 };
+    let fresh = fresh_state(16, 7, Base::HandWritten, schedule).net.quantise();
+    let b = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", false).unwrap();
+    assert_eq!(fresh.evaluate_board(&b), 0, "the untrained correction is zero");
+    assert_eq!(crate::search::with_base(&b, &fresh, 0), crate::eval::evaluate(&b));
+
+    // The records are scored by material alone: the correction moves the
+    // hand-written evaluation towards it, so the loss falls below the
+    // hand-written evaluation's own.
+    let mut cfg = config(&dir, data.clone(), 2);
+    cfg.base = Some(Base::HandWritten);
+    cfg.validation = vec![data.clone()];
+    let mut hand_written = None;
+    let reports = train(&cfg, |e| {
+        if let Event::HandWritten { validation_loss } = e {
+            hand_written = Some(validation_loss);
+        }
+    })
+    .unwrap();
+    let hand_written = hand_written.expect("the hand-written loss is reported");
+    let last = reports.last().unwrap();
+    assert_eq!(last.hand_written_validation_loss, Some(hand_written));
+    assert!(last.validation_loss.unwrap() < hand_written, "{:?} vs {hand_written}", last.validation_loss);
+
+    // The base is in both files, and a checkpoint continues on it.
+    let net = crate::nnue::Network::load(&cfg.out).unwrap();
+    assert_eq!(net.base(), Base::HandWritten);
+    assert_eq!(Checkpoint::load(&cfg.checkpoint_path()).unwrap().net.base(), Base::HandWritten);
+    let mut next = cfg.clone();
+    next.start = Start::Init(cfg.checkpoint_path());
+    (next.base, next.out, next.epochs) = (None, dir.file("next.nnue"), 1);
+    train(&next, |_| {}).unwrap();
+    assert_eq!(crate::nnue::Network::load(&next.out).unwrap().base(), Base::HandWritten);
 }
 
 #[test]
@@ -345,8 +395,9 @@ fn rejects_damaged_checkpoints_with_offsets() {
     b[12..14].copy_from_slice(&0u16.to_le_bytes());
     assert!(matches!(reject(&b), CheckpointError::BadQuantisation { qa: 0, .. }));
     let mut b = good.clone();
-    b[18] = 1;
+    b[18] = 2;
     assert_eq!(reject(&b).offset(), Some(18));
+    assert!(matches!(reject(&b), CheckpointError::UnknownFlags { value: 2 }));
     assert!(matches!(reject(&good[..len - 1]), CheckpointError::Truncated(t) if t.offset + t.needed == len as u64));
     let mut b = good.clone();
     b.push(0);
@@ -426,7 +477,7 @@ fn two_legs_through_a_checkpoint_equal_one_process_training_both() {
     let schedule = Schedule { lr: 0.01, lr_end: 0.0001, planned };
 
     // One process: the first leg's files, then the second's.
-    let mut one = fresh_state(16, 7, schedule);
+    let mut one = fresh_state(16, 7, Base::Zero, schedule);
     let set = |p: &PathBuf| data::Dataset::open(std::slice::from_ref(p)).unwrap();
     let r1 = train_leg(&mut one, &set(&first), &settings, &mut |_| {}).unwrap();
     assert!(r1.lr.1 < 0.009 && r1.lr.1 > 0.001, "the leg ends mid-schedule: {:?}", r1.lr);
@@ -465,7 +516,7 @@ fn a_leg_reads_every_kept_position_once_whatever_the_buffer() {
     let set = data::Dataset::open(&[first, second]).unwrap();
     let filter = Filter::default();
     let mut all = Vec::new();
-    let counts = set.in_order(&filter, &mut all).unwrap();
+    let counts = set.in_order(&filter, Base::Zero, &mut all).unwrap();
     let key = |s: &Sample| (s.features, s.count, s.score.to_bits(), s.result.to_bits());
     let mut want: Vec<_> = all.iter().map(key).collect();
     want.sort_unstable();
@@ -473,7 +524,7 @@ fn a_leg_reads_every_kept_position_once_whatever_the_buffer() {
         let mut got = Vec::new();
         let mut sizes = Vec::new();
         let leg_counts = set
-            .leg(3, buffer, batch, &filter, |b| {
+            .leg(3, buffer, batch, &filter, Base::Zero, |b| {
                 sizes.push(b.len());
                 got.extend(b.iter().map(key));
                 Ok(())

@@ -113,10 +113,26 @@ fn bad_quantisation_is_rejected_at_its_field() {
 }
 
 #[test]
-fn non_zero_reserved_is_rejected_at_offset_22() {
-    let err = rejected(&edited(22, &[0, 1]));
-    assert!(matches!(err, NetError::NonZeroReserved { value: 0x0100, .. }));
-    assert_eq!(err.offset(), Some(22));
+fn unknown_flags_are_rejected_at_offset_22() {
+    for (bytes, value) in [([0u8, 1u8], 0x0100u16), ([2, 0], 0x0002), ([3, 0], 0x0003)] {
+        let err = rejected(&edited(22, &bytes));
+        assert!(matches!(err, NetError::UnknownFlags { value: v, .. } if v == value), "{err}");
+        assert_eq!(err.offset(), Some(22));
+    }
+}
+
+#[test]
+fn the_hand_written_base_is_flag_bit_0_and_round_trips() {
+    let mut net = FloatNetwork::random(16, 5);
+    let plain = net.quantise().to_bytes();
+    assert_eq!(plain[22..24], [0, 0]);
+    net.set_base(crate::nnue::Base::HandWritten);
+    let based = net.quantise().to_bytes();
+    assert_eq!(based[22..24], [1, 0]);
+    let back = Network::from_bytes(&based).unwrap();
+    assert_eq!(back.base(), crate::nnue::Base::HandWritten);
+    assert_eq!(back, net.quantise());
+    assert_eq!(Network::from_bytes(&plain).unwrap().base(), crate::nnue::Base::Zero);
 }
 
 #[test]
