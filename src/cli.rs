@@ -56,10 +56,14 @@ pub enum Command {
         /// Use only the first N positions.
         #[arg(long, default_value_t = crate::bench::POSITIONS.len())]
         count: usize,
-        /// Evaluate with this network (ARNN v1) instead of the hand-written
+        /// Evaluate with this network (ARNN v1) instead of the default
         /// evaluation (the signature uses the default).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "hand_written")]
         eval_file: Option<std::path::PathBuf>,
+        /// Evaluate with the hand-written evaluation even when the binary
+        /// has a built-in network.
+        #[arg(long)]
+        hand_written: bool,
     },
     /// Count leaf nodes of the legal move tree, per root move (like Stockfish's `go perft`).
     Perft {
@@ -148,9 +152,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             uci.run(std::io::stdin().lock());
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Bench { depth, threads, hash, count, eval_file }) => {
+        Some(Command::Bench { depth, threads, hash, count, eval_file, hand_written }) => {
             let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
             let mut config = crate::search::SearchConfig::default();
+            if hand_written {
+                config.net = None;
+            }
             if let Some(path) = eval_file {
                 config.net = Some(std::sync::Arc::new(crate::nnue::Network::load(&path)?));
             }

@@ -62,8 +62,10 @@ pub struct Engine {
     last_outcome: Option<Outcome>,
     last_search: Option<LastSearch>,
     tb: Option<Arc<crate::tb::Tablebases>>,
-    /// The EvalFile network (`None`: the hand-written evaluation).
+    /// The network in use (`None`: the hand-written evaluation).
     net: Option<Arc<crate::nnue::Network>>,
+    /// The network built into the binary, used when EvalFile is empty.
+    builtin: Option<Arc<crate::nnue::Network>>,
     books: Arc<crate::book::select::OpeningBooks>,
     /// BookFileWhite, BookFileBlack: probed before `books` for that colour.
     side_books: [crate::book::select::OpeningBooks; 2],
@@ -83,7 +85,8 @@ impl Engine {
             last_outcome: None,
             last_search: None,
             tb: None,
-            net: None,
+            net: crate::nnue::builtin::network(),
+            builtin: crate::nnue::builtin::network(),
             books: Arc::new(crate::book::select::OpeningBooks::default()),
             side_books: Default::default(),
             learner: learning::Learner::default(),
@@ -96,6 +99,15 @@ impl Engine {
 
     pub fn board(&self) -> &Board {
         &self.board
+    }
+
+    /// Replaces the built-in network (tests of the selection while the
+    /// binary has none) and selects the evaluation again.
+    #[cfg(test)]
+    pub(crate) fn set_builtin_network(&mut self, net: Option<Arc<crate::nnue::Network>>) {
+        self.builtin = net;
+        let current = self.options.eval_file.clone();
+        self.load_network(current);
     }
 
     pub fn options(&self) -> &Options {
@@ -278,13 +290,27 @@ impl Engine {
         }
     }
 
-    /// (Re)reads `EvalFile`. A file that does not load is reported and the
-    /// evaluation in use (and the option's old value) kept.
+    /// (Re)selects the evaluation after `EvalFile` or `UseNetwork` changed:
+    /// the hand-written evaluation when UseNetwork is false, else the
+    /// EvalFile network, else the built-in one, else the hand-written
+    /// evaluation. A file that does not load is reported and the evaluation
+    /// in use (and the option's old value) kept.
     fn load_network(&mut self, previous: String) -> String {
         let path = self.options.eval_file.clone();
-        if path.is_empty() {
+        if !self.options.use_network {
             self.net = None;
-            return "EvalFile: the hand-written evaluation".into();
+            return "UseNetwork false: the hand-written evaluation".into();
+        }
+        if path.is_empty() {
+            self.net = self.builtin.clone();
+            return match &self.net {
+                Some(net) => format!(
+                    "EvalFile: the built-in network {} (768 -> {}) x 2 -> 1",
+                    crate::nnue::builtin::NAME,
+                    net.hidden()
+                ),
+                None => "EvalFile: the hand-written evaluation".into(),
+            };
         }
         match crate::nnue::Network::load(std::path::Path::new(&path)) {
             Ok(net) => {
@@ -310,6 +336,11 @@ impl Engine {
         match &self.net {
             Some(net) => {
                 let out = net.evaluate_board(&self.board);
+                let name = if self.options.eval_file.is_empty() {
+                    crate::nnue::builtin::NAME
+                } else {
+                    self.options.eval_file.as_str()
+                };
                 let cp = crate::search::with_base(&self.board, net, out);
                 let white = if self.board.side_to_move() == crate::types::Color::White { cp } else { -cp };
                 let base = match net.base() {
@@ -320,8 +351,7 @@ impl Engine {
                     ),
                 };
                 format!(
-                    "Network {} (768 -> {}) x 2 -> 1{base}\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
-                    self.options.eval_file,
+                    "Network {name} (768 -> {}) x 2 -> 1{base}\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
                     net.hidden(),
                     f64::from(white) / 100.0
                 )

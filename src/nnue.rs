@@ -10,6 +10,7 @@
 //! | the float network a trainer works on, and its quantisation | [`float`] |
 //! | accumulators: full refresh and incremental update per move | [`accumulator`] |
 //! | the quantised forward pass (exact integer formula and its bounds) | [`forward`] |
+//! | the network built into the binary (none yet) | [`builtin`] |
 //!
 //! # Features
 //!
@@ -46,6 +47,7 @@
 //! `|w| ≤ ⌊32767 / QA⌋`, so `clamp(acc, 0, QA)·w` fits an `i16`.
 
 pub mod accumulator;
+pub mod builtin;
 pub mod file;
 pub mod float;
 pub mod forward;

@@ -305,7 +305,8 @@ pub struct SearchConfig {
     pub tb_50_move_rule: bool,
     /// YACB entries used like TT entries (BookInSearch), see [`book`].
     pub book: Option<book::BookInSearch>,
-    /// The EvalFile network; `None`: the hand-written evaluation.
+    /// The network the search evaluates with; `None`: the hand-written
+    /// evaluation. The default is the built-in network, if the binary has one.
     pub net: Option<Arc<Network>>,
 }
 
@@ -319,7 +320,7 @@ impl Default for SearchConfig {
             tb_probe_limit: 7,
             tb_50_move_rule: true,
             book: None,
-            net: None,
+            net: crate::nnue::builtin::network(),
         }
     }
 }

@@ -355,6 +355,7 @@ mod tests {
             "SyzygyProbeLimit" => o.syzygy_probe_limit.to_string(),
             "Syzygy50MoveRule" => o.syzygy_50_move_rule.to_string(),
             "EvalFile" => text(&o.eval_file),
+            "UseNetwork" => o.use_network.to_string(),
             "Debug Log File" => text(&o.debug_log_file),
             _ => return None,
         };

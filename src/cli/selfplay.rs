@@ -76,9 +76,15 @@ pub struct SelfplayArgs {
     /// Recorded plies after which a game is a draw.
     #[arg(long)]
     max_plies: Option<u32>,
-    /// Evaluate with this network file (ARNN v1) instead of the hand-written evaluation.
-    #[arg(long)]
+    /// Evaluate with this network file (ARNN v1) instead of the default
+    /// evaluation (the built-in network, or the hand-written evaluation when
+    /// the binary has none).
+    #[arg(long, conflicts_with = "hand_written")]
     eval_file: Option<PathBuf>,
+    /// Evaluate with the hand-written evaluation even when the binary has a
+    /// built-in network.
+    #[arg(long)]
+    hand_written: bool,
 }
 
 impl SelfplayArgs {
@@ -103,6 +109,7 @@ impl SelfplayArgs {
             chess960: self.chess960.then_some(true),
             max_plies: self.max_plies,
             eval_file,
+            hand_written: self.hand_written.then_some(true),
             ..Preset::default()
         }
     }
@@ -148,6 +155,17 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
         );
         opening_text.push_str(&format!("; evaluation: {what}"));
         hooks.net = Some((Arc::new(net), what));
+    } else if let (Some(net), Some(bytes), false) =
+        (crate::nnue::builtin::network(), crate::nnue::builtin::bytes(), preset.hand_written.unwrap_or(false))
+    {
+        let what = format!(
+            "built-in network {} (768 -> {}) x 2 -> 1, FNV-1a {:016x}",
+            crate::nnue::builtin::NAME,
+            net.hidden(),
+            crate::codec::fnv1a64(bytes)
+        );
+        opening_text.push_str(&format!("; evaluation: {what}"));
+        hooks.net = Some((net, what));
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);

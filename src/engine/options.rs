@@ -264,7 +264,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         name: "EvalFile",
         kind: Str { default: "", path: true, set: |o, v| o.eval_file = v },
         on_change: Change::EvalFile,
-        help: "Network file (ARNN v1, `archivist train` output) the search evaluates with; empty: the hand-written evaluation. A bad file is reported and the current evaluation kept",
+        help: "Network file (ARNN v1, `archivist train` output) the search evaluates with; empty: the network built into the binary, or the hand-written evaluation when it has none. A bad file is reported and the current evaluation kept",
+    },
+    OptionSpec {
+        name: "UseNetwork",
+        kind: Check { default: true, set: |o, v| o.use_network = v },
+        on_change: Change::EvalFile,
+        help: "Evaluate with a network (EvalFile, else the built-in one); false: the hand-written evaluation",
     },
     OptionSpec {
         name: "Debug Log File",
@@ -306,8 +312,11 @@ options_struct! {
     persistent_hash: bool,
     hash_file_min_depth: u8,
     syzygy_path: String,
-    /// EvalFile: the network in use (empty: the hand-written evaluation).
+    /// EvalFile: the network file in use (empty: the built-in network, or
+    /// the hand-written evaluation when the binary has none).
     eval_file: String,
+    /// UseNetwork: false selects the hand-written evaluation.
+    use_network: bool,
     syzygy_probe_depth: i32,
     syzygy_probe_limit: u32,
     syzygy_50_move_rule: bool,

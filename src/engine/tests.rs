@@ -312,6 +312,41 @@ fn a_zero_correction_on_the_hand_written_base_searches_as_the_hand_written_evalu
 }
 
 #[test]
+fn use_network_false_selects_the_hand_written_evaluation_and_an_empty_eval_file_the_built_in_network() {
+    let dir = crate::testdata::TempDir::new("engine-use-network");
+    let path = dir.file("random.nnue");
+    let net = crate::nnue::Network::random(32, 5);
+    net.write(&path).unwrap();
+    let fen = "r3k2r/1pp2ppp/p1n1bn2/3pp3/1bPP4/2N1PN2/PP1BBPPP/R2QK2R w KQkq d6 0 9";
+    let nodes = |e: &mut Engine| {
+        e.new_game();
+        e.set_position(Some(fen), &["c4d5", "e6d5"]).unwrap();
+        e.search_sync(depth(7)).unwrap().nodes
+    };
+    let mut e = quiet_engine();
+    let hand_written = nodes(&mut e);
+    e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap();
+    let with_file = nodes(&mut e);
+    assert_ne!(with_file, hand_written);
+    let msg = e.set_option("UseNetwork", Some("false")).unwrap().unwrap();
+    assert!(msg.contains("hand-written"), "{msg}");
+    assert!(!e.eval_report().contains("NNUE"));
+    assert_eq!(nodes(&mut e), hand_written);
+    e.set_option("UseNetwork", Some("true")).unwrap();
+    assert_eq!(nodes(&mut e), with_file);
+
+    // With a built-in network, an empty EvalFile selects it; UseNetwork
+    // false still selects the hand-written evaluation.
+    e.set_option("EvalFile", Some("<empty>")).unwrap();
+    assert_eq!(nodes(&mut e), hand_written, "this binary has no built-in network");
+    e.set_builtin_network(Some(Arc::new(net)));
+    assert_eq!(nodes(&mut e), with_file, "the built-in network, the same as the file");
+    assert!(e.eval_report().contains("NNUE evaluation"));
+    e.set_option("UseNetwork", Some("false")).unwrap();
+    assert_eq!(nodes(&mut e), hand_written);
+}
+
+#[test]
 fn a_bad_eval_file_is_reported_and_the_current_evaluation_kept() {
     let dir = crate::testdata::TempDir::new("engine-evalfile-bad");
     let good = dir.file("good.nnue");

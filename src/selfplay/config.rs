@@ -70,6 +70,9 @@ pub struct Preset {
     pub syzygy: Option<String>,
     /// A network file the players evaluate with.
     pub eval_file: Option<PathBuf>,
+    /// The players use the hand-written evaluation even when the binary has
+    /// a built-in network (which is their default otherwise).
+    pub hand_written: Option<bool>,
     pub chess960: Option<bool>,
     pub max_plies: Option<u32>,
     pub opening_cp_limit: Option<i32>,
@@ -123,6 +126,7 @@ impl Preset {
             random_plies,
             syzygy,
             eval_file,
+            hand_written,
             chess960,
             max_plies,
             opening_cp_limit,

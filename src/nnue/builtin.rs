@@ -1,0 +1,47 @@
+//! The network built into the binary: the default evaluation once a network
+//! has passed its SPRT against the hand-written evaluation (see
+//! `nets/README.md`). Until then none is built in, and the default stays
+//! the hand-written evaluation.
+//!
+//! Shipping a network is one change here: `BYTES` becomes
+//! `Some(include_bytes!("../../nets/<name>.nnue"))` and [`NAME`] its file
+//! name. A test reads the bytes with the file reader, so a damaged or
+//! out-of-format file fails the build's tests, not a user's game.
+
+use super::Network;
+use std::sync::{Arc, OnceLock};
+
+/// The built-in network's file, in ARNN format; `None`: none is built in.
+const BYTES: Option<&[u8]> = None;
+
+/// The file name of the built-in network (empty when there is none).
+pub const NAME: &str = "";
+
+/// The built-in network's file bytes (for checksums in run logs).
+pub fn bytes() -> Option<&'static [u8]> {
+    BYTES
+}
+
+/// The built-in network, read once; `None` when the binary has none.
+pub fn network() -> Option<Arc<Network>> {
+    static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    NET.get_or_init(|| BYTES.and_then(|b| Network::from_bytes(b).ok()).map(Arc::new)).clone()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_built_in_network_is_a_valid_file_or_absent() {
+        match super::BYTES {
+            Some(bytes) => {
+                let net = super::Network::from_bytes(bytes).expect("the built-in network must read");
+                assert_eq!(super::network().as_deref(), Some(&net));
+                assert!(!super::NAME.is_empty());
+            }
+            None => {
+                assert!(super::network().is_none());
+                assert!(super::NAME.is_empty());
+            }
+        }
+    }
+}
