@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: serve serve-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: serve serve-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -216,7 +216,8 @@ perft-bench:
 tb-bench:
 	$(CARGO) bench --bench tb
 
-# NNUE accumulator refreshes, incremental updates and forward passes per second.
+# NNUE accumulator refreshes, incremental updates and forward passes per second
+# (hidden 64 to 512), and the hand-written evaluation's calls per second.
 nnue-bench:
 	$(CARGO) bench --bench nnue
 
@@ -275,6 +276,23 @@ smp-match: build
 	  -each proto=uci tc=10+0.1 timemargin=100 option.Hash=64 option.OwnBook=false \
 	  -openings file=$(OPENINGS) format=epd order=random -srand $(or $(SEED),47) \
 	  -repeat -rounds $$(( $(SMP_GAMES) / 2 )) -games 2 -concurrency 1 -recover -pgnout file=$(SMP_PGN)
+
+# The network's gauntlet (issue 45), fixed in advance and played once per
+# shipped network: 400 games at 10+0.1 against Stockfish 15.1 at UCI_Elo 2500,
+# one thread and 16 MB each, balanced-3000 in a fixed random order, every
+# opening with both colours, two games at a time, OwnBook off. NET_EVALFILE
+# plays a network file instead of the default evaluation (for a candidate not
+# built in yet). Goal: at least 40 %, no time losses, crashes or illegal moves.
+NET_GAMES    ?= 400
+NET_PGN      ?= net-gauntlet.pgn
+NET_EVALFILE ?=
+net-gauntlet: build
+	$(FASTCHESS) -engine cmd=./$(EXE) name=archivist $(if $(NET_EVALFILE),option.EvalFile=$(abspath $(NET_EVALFILE))) \
+	  option.OwnBook=false option.Hash=16 \
+	  -engine cmd=$(STOCKFISH) name=sf2500 option.UCI_LimitStrength=true option.UCI_Elo=2500 option.Hash=16 \
+	  -each proto=uci tc=10+0.1 option.Threads=1 \
+	  -openings file=$(OPENINGS) format=epd order=random -srand 4545 \
+	  -repeat -rounds $$(( $(NET_GAMES) / 2 )) -games 2 -concurrency 2 -recover -pgnout file=$(NET_PGN)
 
 # Resuming analysis from a saved table (issue 47): 20 positions, Hash 64 MB,
 # 1 thread, saved at depth 14 and continued to 15 and 16 by a new process,
