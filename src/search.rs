@@ -98,8 +98,6 @@ fn node_bound(best: i32, original_alpha: i32, beta: i32, pv_node: bool) -> Bound
     }
 }
 
-/// What a position's key is mixed with for the search that leaves `excluded`
-/// out (a fixed odd multiplier spreads the 16 move bits over the key).
 /// The static evaluation with a network whose output for `board` is `out`
 /// centipawns: the output itself, or the hand-written evaluation plus it
 /// for a network trained on that base ([`crate::nnue::Base`]).
@@ -110,6 +108,8 @@ pub fn with_base(board: &Board, net: &Network, out: i32) -> i32 {
     }
 }
 
+/// What a position's key is mixed with for the search that leaves `excluded`
+/// out (a fixed odd multiplier spreads the 16 move bits over the key).
 fn exclusion_salt(excluded: Move) -> u64 {
     (u64::from(excluded.raw()) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
 }
