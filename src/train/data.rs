@@ -40,6 +40,9 @@ pub struct Sample {
     pub base: i16,
 }
 
+// The size the shuffle buffer's documentation states (`--buffer`).
+const _: () = assert!(std::mem::size_of::<Sample>() == 76);
+
 impl Sample {
     /// The sample of `board` with a stored record score and the game result.
     pub fn new(board: &Board, stored_score: u16, result: GameResult) -> Sample {
