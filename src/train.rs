@@ -235,13 +235,13 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
     let mut state = start(config, &data)?;
-    let validation = validation_samples(config, state.net.base())?;
-    let mut hand_written = None;
-    if !validation.is_empty() {
-        let set = Dataset::open(&config.validation)?;
-        let loss = hand_written_loss(&set, &config.filter, config.wdl)?;
+    let mut validation = validation_samples(config)?;
+    let hand_written = (!validation.is_empty()).then(|| hand_written_loss(&validation, config.wdl));
+    if let Some(loss) = hand_written {
         on(Event::HandWritten { validation_loss: loss });
-        hand_written = Some(loss);
+    }
+    if state.net.base() == Base::Zero {
+        validation.iter_mut().for_each(|s| s.base = 0);
     }
     let legs = match config.start {
         Start::Fresh => config.epochs,
@@ -334,35 +334,30 @@ pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32) -> f64 
     grad::mean_loss(&state.net, samples, &target(state, wdl))
 }
 
-/// The mean `(p − t)²` of the hand-written evaluation over the kept
-/// positions of `set`, with `p = σ(evaluate / 400)`: the same targets and
-/// logistic as a network's loss, so the two numbers compare directly.
-pub fn hand_written_loss(set: &Dataset, filter: &Filter, wdl: f32) -> Result<f64, TrainError> {
+/// The mean `(p − t)²` of the hand-written evaluation over `samples`
+/// (samples on [`Base::HandWritten`], which hold it), with `p = σ(evaluate /
+/// 400)`: the same targets and logistic as a network's loss, so the two
+/// numbers compare directly.
+pub fn hand_written_loss(samples: &[Sample], wdl: f32) -> f64 {
     let target = Target { wdl, logit_scale: 1.0 / 400.0 };
-    let (mut sum, mut n) = (0f64, 0u64);
-    set.for_each_game(|game, counts| {
-        data::kept_positions(game, filter, counts, |board, score| {
-            let sample = Sample::new(board, score, game.result);
-            let p = grad::sigmoid(crate::eval::evaluate(board) as f32 * target.logit_scale);
-            sum += f64::from((p - target.of(&sample)).powi(2));
-            n += 1;
-        })
-    })?;
-    Ok(sum / n.max(1) as f64)
+    let total: f64 =
+        samples.iter().map(|s| f64::from((grad::sigmoid(f32::from(s.base) / 400.0) - target.of(s)).powi(2))).sum();
+    total / samples.len().max(1) as f64
 }
 
 fn target(state: &Checkpoint, wdl: f32) -> Target {
     Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / 400.0 }
 }
 
-/// Every kept position of the validation files (in file order).
-fn validation_samples(config: &TrainConfig, base: Base) -> Result<Vec<Sample>, TrainError> {
+/// Every kept position of the validation files (in file order), each with
+/// the hand-written evaluation as its base.
+fn validation_samples(config: &TrainConfig) -> Result<Vec<Sample>, TrainError> {
     if config.validation.is_empty() {
         return Ok(Vec::new());
     }
     let set = Dataset::open(&config.validation)?;
     let mut all = Vec::new();
-    set.in_order(&config.filter, base, &mut all)?;
+    set.in_order(&config.filter, Base::HandWritten, &mut all)?;
     Ok(all)
 }
 

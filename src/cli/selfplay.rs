@@ -142,28 +142,23 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
     if let Some(dirs) = &preset.syzygy {
         hooks.adjudicator = Some(selfplay::open_tablebases(dirs)?);
     }
-    if let Some(path) = &preset.eval_file {
-        // Read once: the network and the checksum in the log come from the same bytes.
-        let bytes = std::fs::read(path).with_context(|| format!("--eval-file {}", path.display()))?;
-        let net =
-            crate::nnue::Network::from_bytes(&bytes).with_context(|| format!("--eval-file {}", path.display()))?;
-        let what = format!(
-            "network {} (768 -> {}) x 2 -> 1, FNV-1a {:016x}",
-            path.display(),
-            net.hidden(),
-            crate::codec::fnv1a64(&bytes)
-        );
-        opening_text.push_str(&format!("; evaluation: {what}"));
-        hooks.net = Some((Arc::new(net), what));
-    } else if let (Some(net), Some(bytes), false) =
-        (crate::nnue::builtin::network(), crate::nnue::builtin::bytes(), preset.hand_written.unwrap_or(false))
-    {
-        let what = format!(
-            "built-in network {} (768 -> {}) x 2 -> 1, FNV-1a {:016x}",
-            crate::nnue::builtin::NAME,
-            net.hidden(),
-            crate::codec::fnv1a64(bytes)
-        );
+    // The network the players evaluate with and how the run log names it:
+    // the file read once (the network and its checksum come from the same
+    // bytes), or the built-in one unless the hand-written evaluation is asked for.
+    let evaluation = match &preset.eval_file {
+        Some(path) => {
+            let bytes = std::fs::read(path).with_context(|| format!("--eval-file {}", path.display()))?;
+            let net =
+                crate::nnue::Network::from_bytes(&bytes).with_context(|| format!("--eval-file {}", path.display()))?;
+            Some((Arc::new(net), format!("network {}", path.display()), crate::codec::fnv1a64(&bytes)))
+        }
+        None if preset.hand_written.unwrap_or(false) => None,
+        None => crate::nnue::builtin::network().zip(crate::nnue::builtin::bytes()).map(|(net, bytes)| {
+            (net, format!("built-in network {}", crate::nnue::builtin::NAME), crate::codec::fnv1a64(bytes))
+        }),
+    };
+    if let Some((net, name, checksum)) = evaluation {
+        let what = format!("{name} (768 -> {}) x 2 -> 1, FNV-1a {checksum:016x}", net.hidden());
         opening_text.push_str(&format!("; evaluation: {what}"));
         hooks.net = Some((net, what));
     }
