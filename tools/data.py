@@ -25,9 +25,9 @@ the older files stay usable.
 
 `gen` builds (or reuses) the binary of HEAD from `git archive` -- never from
 the work tree -- and then plays the recipe in the background at nice 19.
-`status` lists every file with its games, positions, engine and which
-committed checkpoint (nets/*.ckpt.json) read it, and what the recipe still
-wants. `stop` ends the background job (the games in progress are dropped).
+`status` lists every file with its games, positions, the builds that
+played it (from its run log) and which committed checkpoint
+(nets/*.ckpt.json) read it, and what the recipe still wants. `stop` ends the background job (the games in progress are dropped).
 """
 
 import argparse
@@ -51,6 +51,10 @@ FILES = int(os.environ.get("ARCHIVIST_DATAGEN_FILES", 99))
 SETTINGS = ["--soft-nodes", os.environ.get("ARCHIVIST_DATAGEN_SOFT_NODES", "5000"), "--value-only"]
 THREADS = int(os.environ.get("ARCHIVIST_DATAGEN_THREADS", os.cpu_count() or 1))
 GENFENS_COUNT = 20000
+
+
+# `make datagen`'s binaries are named archivist-<commit, 12 hex digits> (binary_for).
+BUILD_IN_COMMAND = re.compile(r"archivist-([0-9a-f]{12})\b")
 
 
 def seed_of(bench, k):
@@ -276,7 +280,10 @@ def cmd_status(_args):
                 build = json.load(f)
         except OSError:
             pass
-        name = label or f"engine {build.get('commit', '?')[:12]}, bench {build.get('bench', os.path.basename(d))}"
+        # build.json names the newest build that wrote here; each file's own
+        # builds come from its run log (the binary's name carries the commit).
+        name = label or (f"bench {build.get('bench', os.path.basename(d))}, "
+                         f"newest build {build.get('commit', '?')[:12]}")
         print(f"\n{d}: {name}")
         for path in sorted(glob.glob(os.path.join(d, "*.bin"))):
             counted = verify(exe, path) if exe else None
@@ -288,6 +295,11 @@ def cmd_status(_args):
             except (OSError, ValueError):
                 pass
             seeds = sorted({r.get("seed") for r in runs if r.get("seed") is not None})
+            builds = []
+            for r in runs:
+                m = BUILD_IN_COMMAND.search(str(r.get("command", "")))
+                if m and m.group(1)[:7] not in builds:
+                    builds.append(m.group(1)[:7])
             # A run left "running" by a killed process does not make a
             # file that already has all its games look unfinished.
             live = (any(r.get("status") == "running" for r in runs) and pid is not None
@@ -298,7 +310,7 @@ def cmd_status(_args):
                      "complete" if games is not None and (games >= FILE_GAMES or label) else "partial")
             line = (f"  {os.path.basename(path):28} {games if games is not None else '?':>7} games "
                     f"{positions if positions is not None else '?':>9} positions  seed {','.join(map(str, seeds)) or '?'}"
-                    f"  {state}; read by: {', '.join(who) if who else 'no checkpoint'}")
+                    f"  {state}; played by {', '.join(builds) or 'unknown builds'}; read by: {', '.join(who) if who else 'no checkpoint'}")
             print(line)
             if games:
                 total_games += games
