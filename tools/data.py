@@ -27,7 +27,8 @@ the older files stay usable.
 the work tree -- and then plays the recipe in the background at nice 19.
 `status` lists every file with its games, positions, the builds that
 played it (from its run log) and which committed checkpoint
-(nets/*.ckpt.json) read it, and what the recipe still wants. `stop` ends the background job (the games in progress are dropped).
+(nets/*.ckpt.json) read it, and what the recipe still wants. `stop` ends
+the background job (the games in progress are dropped).
 """
 
 import argparse
