@@ -99,6 +99,8 @@ def test_book_answers_equal_python_chess_polyglot_reader_on_500_positions(exe):
 def test_tablebase_answers_equal_python_chess_probes_for_every_move_of_500_positions(exe):
     boards = random_positions(500, seed=4848)
     checked = 0
+    # KQvK.rtbw holds 3 pieces: the name's letters but the "v".
+    max_pieces = max(len(p.stem) - 1 for p in SYZYGY.glob("*.rtbw"))
     with server(exe, "--syzygy", str(SYZYGY)) as host, chess.syzygy.open_tablebase(str(SYZYGY)) as tb:
         conn = http.client.HTTPConnection(host, timeout=30)
         for board in boards:
@@ -108,6 +110,7 @@ def test_tablebase_answers_equal_python_chess_probes_for_every_move_of_500_posit
                           "variant_loss", "insufficient_material", "moves"):
                 assert field in t, field
             assert t["dtm"] is None
+            assert (t["pieces"], t["max_pieces"]) == (len(board.piece_map()), max_pieces)
             assert (t["wdl"], t["dtz"]) == (probe(tb, tb.probe_wdl, board), probe(tb, tb.probe_dtz, board))
             assert sorted(m["uci"] for m in t["moves"]) == sorted(m.uci() for m in board.legal_moves)
             ranks = [ORDER.index(m["category"]) for m in t["moves"]]

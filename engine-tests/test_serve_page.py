@@ -72,6 +72,8 @@ def test_the_page_plays_from_the_book_shows_the_tablebase_and_runs_a_live_analys
         wait.until(lambda d: "1. e4" in d.find_element(By.ID, "moves").text)
         wait.until(lambda d: "c5" in d.find_element(By.ID, "book").text and "e5" in d.find_element(By.ID, "book").text)
         assert "4P3/8/PPPP1PPP" in browser.find_element(By.ID, "fen").get_attribute("value")
+        # Too many pieces for the tables, and the panel says so.
+        wait.until(lambda d: "(32 pieces; the tables hold up to 5)" in d.find_element(By.ID, "tb").text)
         browser.save_screenshot(str(shots / "after-e4.png"))
         # A 3-piece position: the tablebase verdict.
         fen_box = browser.find_element(By.ID, "fen")

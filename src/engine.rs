@@ -304,19 +304,15 @@ impl Engine {
         if path.is_empty() {
             self.net = self.builtin.clone();
             return match &self.net {
-                Some(net) => format!(
-                    "EvalFile: the built-in network {} (768 -> {}) x 2 -> 1",
-                    crate::nnue::builtin::NAME,
-                    net.hidden()
-                ),
+                Some(net) => format!("EvalFile: the built-in network {} {}", crate::nnue::builtin::NAME, net.shape()),
                 None => "EvalFile: the hand-written evaluation".into(),
             };
         }
         match crate::nnue::Network::load(std::path::Path::new(&path)) {
             Ok(net) => {
-                let hidden = net.hidden();
+                let shape = net.shape();
                 self.net = Some(Arc::new(net));
-                format!("EvalFile: network {path} (768 -> {hidden}) x 2 -> 1 loaded")
+                format!("EvalFile: network {path} {shape} loaded")
             }
             Err(e) => {
                 self.options.eval_file = previous;
@@ -351,8 +347,8 @@ impl Engine {
                     ),
                 };
                 format!(
-                    "Network {name} (768 -> {}) x 2 -> 1{base}\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
-                    net.hidden(),
+                    "Network {name} {}{base}\nNNUE evaluation: {:+.2} (white side), {cp} cp for the side to move",
+                    net.shape(),
                     f64::from(white) / 100.0
                 )
             }

@@ -198,6 +198,16 @@ impl Network {
         self.base
     }
 
+    /// The shape for messages: `(768 -> 64) x 2 -> 1`, and what the output
+    /// is added to when that is the hand-written evaluation.
+    pub fn shape(&self) -> String {
+        let base = match self.base {
+            Base::Zero => "",
+            Base::HandWritten => " + the hand-written evaluation",
+        };
+        format!("(768 -> {}) x 2 -> 1{base}", self.hidden)
+    }
+
     /// All feature weights, `[768][N]` row-major.
     #[inline]
     pub fn feature_weights(&self) -> &[i16] {

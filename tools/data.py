@@ -343,7 +343,10 @@ def cmd_rows(args):
         files = leg.get("files", [])
         def describe(fi):
             eng = fi.get("engine") or {}
-            engine = f"{str(eng.get('commit', '?'))[:7]}, bench {eng.get('bench', '?')}, " if eng else ""
+            # Older ledgers name the folder's newest build ("commit").
+            builds = eng.get("builds") or ([eng["commit"]] if eng.get("commit") else [])
+            engine = (f"{', '.join(str(b)[:7] for b in builds) or '?'}, bench {eng.get('bench', '?')}, "
+                      if eng else "")
             seeds = ",".join(map(str, fi.get("seeds") or [])) or "?"
             return f"{fi.get('name')} ({engine}seed {seeds}, {fi.get('games')} games, {fi.get('positions')} positions)"
         data = "; ".join(describe(fi) for fi in files)

@@ -158,7 +158,7 @@ pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode
         }),
     };
     if let Some((net, name, checksum)) = evaluation {
-        let what = format!("{name} (768 -> {}) x 2 -> 1, FNV-1a {checksum:016x}", net.hidden());
+        let what = format!("{name} {}, FNV-1a {checksum:016x}", net.shape());
         opening_text.push_str(&format!("; evaluation: {what}"));
         hooks.net = Some((net, what));
     }

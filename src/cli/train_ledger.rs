@@ -4,13 +4,20 @@
 //! that ever trained it. `make data-status` reads it to tell which records
 //! a committed checkpoint has read.
 //!
+//! A file's `engine` says which builds played it: `make datagen` names its
+//! binaries `archivist-<commit, 12 hex digits>` and each run's command in
+//! the file's run log (`<file>.runs.json`) starts with that binary; the
+//! bench is its folder's (`build.json`). Ledgers written before this field
+//! held `{ "commit", "bench" }` of the folder's newest build instead.
+//!
 //! ```json
 //! { "format": "archivist-train-ledger", "version": 1, "legs": [ {
 //!     "leg": 1, "unix_time": 1795800000, "archivist": "0.1.0",
 //!     "command": "archivist train --data ... --out ...",
 //!     "files": [ { "path": "...", "name": "random-1901.bin", "games": 9957,
 //!                  "positions": 1403086, "bytes": 7463495, "fnv1a64": "0x...",
-//!                  "seeds": [1901], "engine": { "commit": "...", "bench": 2656161 } } ],
+//!                  "seeds": [1901],
+//!                  "engine": { "bench": 2656161, "builds": ["9c7caca4b876", "..."] } } ],
 //!     "validation": [ ... the same for the held-out files ... ],
 //!     "settings": { "hidden": 128, "seed": 1, "base": "none", "wdl": 0.25, "batch": 16384,
 //!                   "buffer": 2000000, "skip_plies": 8, "max_cp": 2000 },
@@ -54,25 +61,43 @@ pub fn earlier(config: &TrainConfig) -> anyhow::Result<Vec<Value>> {
     }
 }
 
-/// What the data directory says of a record file: the seeds of its run log
-/// (`<file>.runs.json`) and the engine build of its folder (`build.json`,
-/// written by `make datagen`: commit and bench). Missing or unreadable: null.
+/// What the data directory says of a record file: the seeds and the
+/// builds of its run log (`<file>.runs.json`, in the order they first
+/// played) and the bench of its folder (`build.json`, written by `make
+/// datagen`). Missing or unreadable: null.
 fn provenance(path: &Path) -> (Value, Value) {
     let read = |p: PathBuf| std::fs::read_to_string(p).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
     let mut log = path.as_os_str().to_owned();
     log.push(".runs.json");
-    let seeds = read(PathBuf::from(log)).and_then(|doc| {
-        let runs = doc.get("runs")?.as_array()?.iter().filter_map(|r| r.get("seed").cloned());
-        let mut seeds: Vec<Value> = Vec::new();
-        for s in runs {
-            if !seeds.contains(&s) {
-                seeds.push(s);
+    let runs = read(PathBuf::from(log)).and_then(|doc| doc.get("runs")?.as_array().cloned());
+    let firsts = |field: &dyn Fn(&Value) -> Option<Value>| {
+        runs.as_ref().map(|runs| {
+            let mut seen: Vec<Value> = Vec::new();
+            for v in runs.iter().filter_map(field) {
+                if !seen.contains(&v) {
+                    seen.push(v);
+                }
             }
-        }
-        Some(Value::from(seeds))
-    });
-    let build = path.parent().and_then(|d| read(d.join("build.json")));
-    (seeds.unwrap_or(Value::Null), build.unwrap_or(Value::Null))
+            Value::from(seen)
+        })
+    };
+    let seeds = firsts(&|r| r.get("seed").cloned());
+    let builds = firsts(&|r| build_in_command(r.get("command")?.as_str()?).map(Value::from));
+    let bench = path.parent().and_then(|d| read(d.join("build.json"))).and_then(|b| b.get("bench").cloned());
+    let engine = match (bench, builds) {
+        (None, None) => Value::Null,
+        (bench, builds) => json!({ "bench": bench, "builds": builds }),
+    };
+    (seeds.unwrap_or(Value::Null), engine)
+}
+
+/// The build a datagen command ran: the 12 hex digits of the binary's
+/// name `archivist-<commit>` (`tools/data.py` names them so), if any.
+fn build_in_command(command: &str) -> Option<&str> {
+    let program = command.split_whitespace().next()?;
+    let name = program.rsplit('/').next()?;
+    let hex = name.strip_prefix("archivist-")?;
+    (hex.len() == 12 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))).then_some(hex)
 }
 
 fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
@@ -83,7 +108,7 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
     Ok(set
         .files()
         .map(|f| {
-            let (seeds, build) = provenance(f.path);
+            let (seeds, engine) = provenance(f.path);
             json!({
                 "path": f.path.display().to_string(),
                 "name": f.path.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -92,7 +117,7 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
                 "bytes": f.bytes,
                 "fnv1a64": format!("{:#018x}", f.fnv1a64),
                 "seeds": seeds,
-                "engine": build,
+                "engine": engine,
             })
         })
         .collect())
@@ -141,4 +166,44 @@ pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) 
     crate::atomic_file::write_with(&path, 1 << 16, |w| std::io::Write::write_all(w, text.as_bytes()))
         .with_context(|| path.display().to_string())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::TempDir;
+
+    #[test]
+    fn build_is_read_from_the_datagen_binary_name() {
+        let cmd = "/root/archivist-data/bin/archivist-9c7caca4b876 selfplay --out x.bin --seed 7";
+        assert_eq!(build_in_command(cmd), Some("9c7caca4b876"));
+        assert_eq!(build_in_command("archivist-0123456789ab selfplay"), Some("0123456789ab"));
+        assert_eq!(build_in_command("./archivist selfplay --out archivist-9c7caca4b876"), None);
+        assert_eq!(build_in_command("archivist-9C7CACA4B876 selfplay"), None);
+        assert_eq!(build_in_command("archivist-9c7caca selfplay"), None);
+        assert_eq!(build_in_command(""), None);
+    }
+
+    #[test]
+    fn provenance_names_every_build_that_played_the_file_in_order() {
+        let dir = TempDir::new("ledger-provenance");
+        let file = dir.file("random-7.bin");
+        std::fs::write(dir.file("build.json"), r#"{"commit": "ffffffffffff", "bench": 2656161}"#).unwrap();
+        let run =
+            |bin: &str, seed: u64| json!({ "command": format!("/d/bin/{bin} selfplay --seed {seed}"), "seed": seed });
+        let runs = json!({ "runs": [run("archivist-aaaaaaaaaaaa", 7), run("archivist-bbbbbbbbbbbb", 7),
+                                    run("archivist-aaaaaaaaaaaa", 7), run("some-other-binary", 8)] });
+        std::fs::write(dir.file("random-7.bin.runs.json"), runs.to_string()).unwrap();
+        let (seeds, engine) = provenance(&file);
+        assert_eq!(seeds, json!([7, 8]));
+        assert_eq!(engine, json!({ "bench": 2656161, "builds": ["aaaaaaaaaaaa", "bbbbbbbbbbbb"] }));
+    }
+
+    #[test]
+    fn provenance_is_null_without_run_log_or_build() {
+        let dir = TempDir::new("ledger-provenance-none");
+        assert_eq!(provenance(&dir.file("random-1901.bin")), (Value::Null, Value::Null));
+        std::fs::write(dir.file("build.json"), r#"{"bench": 42}"#).unwrap();
+        assert_eq!(provenance(&dir.file("x.bin")).1, json!({ "bench": 42, "builds": null }));
+    }
 }

@@ -304,7 +304,8 @@ fn a_zero_correction_on_the_hand_written_base_searches_as_the_hand_written_evalu
     };
     let mut e = quiet_engine();
     let hand_written = search(&mut e);
-    e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap();
+    let reply = e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap().unwrap_or_default();
+    assert!(reply.contains("(768 -> 16) x 2 -> 1 + the hand-written evaluation loaded"), "{reply}");
     let report = e.eval_report();
     let hce = crate::eval::evaluate(e.board());
     assert!(report.contains(&format!("Hand-written evaluation {hce} cp + network 0 cp")), "{report}");

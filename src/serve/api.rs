@@ -73,7 +73,8 @@ pub async fn moves(q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
 /// `GET /api/tablebase?fen=`: Lichess's tablebase answer (`category`,
 /// `dtz`, `precise_dtz`, `dtm` (always null), the position's flags, and
 /// every legal move ranked as Lichess ranks them with the same fields),
-/// plus `wdl` and `fen`.
+/// plus `wdl`, `fen`, the position's `pieces` and the loaded tables'
+/// `max_pieces` (so that "unknown" can say why).
 pub async fn tablebase(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
     let q = query(q)?;
     let mut b = board(&q.fen, q.chess960)?;
@@ -86,6 +87,8 @@ pub async fn tablebase(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>,
     })?;
     let mut v = report.to_json(&b.fen());
     lichess_fields(&mut v);
+    v["pieces"] = json!(b.piece_count());
+    v["max_pieces"] = json!(tb.max_pieces());
     if let Some(Value::Array(moves)) = v.get_mut("moves") {
         moves.iter_mut().for_each(lichess_fields);
     }
