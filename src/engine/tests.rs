@@ -7,6 +7,14 @@ fn quiet_engine() -> Engine {
     Engine::new(Arc::new(|_| {}))
 }
 
+/// An engine whose default is the hand-written evaluation, whether or not
+/// the binary has a built-in network (the tests of EvalFile's selection).
+fn hand_written_engine() -> Engine {
+    let mut e = quiet_engine();
+    e.set_builtin_network(None);
+    e
+}
+
 fn depth(d: i32) -> Limits {
     Limits { depth: Some(d), ..Limits::default() }
 }
@@ -270,7 +278,7 @@ fn eval_file_switches_the_search_to_the_network_and_back() {
         e.set_position(Some(fen), &["c4d5", "e6d5", "e1g1"]).unwrap();
         e.search_sync(depth(8)).unwrap().nodes
     };
-    let mut e = quiet_engine();
+    let mut e = hand_written_engine();
     let hand_written = nodes(&mut e);
     assert!(!e.eval_report().contains("NNUE"));
     let msg = e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap().unwrap();
@@ -302,7 +310,7 @@ fn a_zero_correction_on_the_hand_written_base_searches_as_the_hand_written_evalu
         let r = e.search_sync(depth(8)).unwrap();
         (r.nodes, r.best)
     };
-    let mut e = quiet_engine();
+    let mut e = hand_written_engine();
     let hand_written = search(&mut e);
     let reply = e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap().unwrap_or_default();
     assert!(reply.contains("(768 -> 16) x 2 -> 1 + the hand-written evaluation loaded"), "{reply}");
@@ -324,7 +332,7 @@ fn use_network_false_selects_the_hand_written_evaluation_and_an_empty_eval_file_
         e.set_position(Some(fen), &["c4d5", "e6d5"]).unwrap();
         e.search_sync(depth(7)).unwrap().nodes
     };
-    let mut e = quiet_engine();
+    let mut e = hand_written_engine();
     let hand_written = nodes(&mut e);
     e.set_option("EvalFile", Some(path.to_str().unwrap())).unwrap();
     let with_file = nodes(&mut e);
@@ -355,7 +363,7 @@ fn a_bad_eval_file_is_reported_and_the_current_evaluation_kept() {
     let bytes = std::fs::read(&good).unwrap();
     let bad = dir.file("bad.nnue");
     std::fs::write(&bad, &bytes[..bytes.len() - 9]).unwrap();
-    let mut e = quiet_engine();
+    let mut e = hand_written_engine();
     let msg = e.set_option("EvalFile", Some(bad.to_str().unwrap())).unwrap().unwrap();
     assert!(msg.contains("truncated") && msg.contains("hand-written evaluation is kept"), "{msg}");
     assert_eq!(e.options().eval_file, "");
