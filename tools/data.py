@@ -54,8 +54,17 @@ THREADS = int(os.environ.get("ARCHIVIST_DATAGEN_THREADS", os.cpu_count() or 1))
 GENFENS_COUNT = 20000
 
 
-# `make datagen`'s binaries are named archivist-<commit, 12 hex digits> (binary_for).
-BUILD_IN_COMMAND = re.compile(r"archivist-([0-9a-f]{12})\b")
+# `make datagen`'s binaries are named archivist-<commit, 12 hex digits>
+# (binary_for); a run's command starts with its binary. The same rule as
+# build_in_command in src/cli/train_ledger.rs.
+BUILD_NAME = re.compile(r"archivist-([0-9a-f]{12})")
+
+
+def build_in_command(command):
+    """The 12 hex digits of the command's program name, or None."""
+    words = str(command).split()
+    m = BUILD_NAME.fullmatch(os.path.basename(words[0])) if words else None
+    return m.group(1) if m else None
 
 
 def seed_of(bench, k):
@@ -298,9 +307,9 @@ def cmd_status(_args):
             seeds = sorted({r.get("seed") for r in runs if r.get("seed") is not None})
             builds = []
             for r in runs:
-                m = BUILD_IN_COMMAND.search(str(r.get("command", "")))
-                if m and m.group(1)[:7] not in builds:
-                    builds.append(m.group(1)[:7])
+                build = build_in_command(r.get("command", ""))
+                if build and build[:7] not in builds:
+                    builds.append(build[:7])
             # A run left "running" by a killed process does not make a
             # file that already has all its games look unfinished.
             live = (any(r.get("status") == "running" for r in runs) and pid is not None
