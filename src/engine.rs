@@ -101,8 +101,8 @@ impl Engine {
         &self.board
     }
 
-    /// Replaces the built-in network (tests of the selection while the
-    /// binary has none) and selects the evaluation again.
+    /// Replaces the built-in network (tests of the selection with and
+    /// without one) and selects the evaluation again.
     #[cfg(test)]
     pub(crate) fn set_builtin_network(&mut self, net: Option<Arc<crate::nnue::Network>>) {
         self.builtin = net;
@@ -326,8 +326,8 @@ impl Engine {
     }
 
     /// The evaluation of the current position for the UCI `eval` command:
-    /// the network's score when EvalFile is set, else the hand-written
-    /// evaluation's breakdown.
+    /// the network's score (the built-in network or EvalFile's), else (with
+    /// UseNetwork false) the hand-written evaluation's breakdown.
     pub fn eval_report(&self) -> String {
         match &self.net {
             Some(net) => {

@@ -10,7 +10,7 @@
 //! | the float network a trainer works on, and its quantisation | [`float`] |
 //! | accumulators: full refresh and incremental update per move | [`accumulator`] |
 //! | the quantised forward pass (exact integer formula and its bounds) | [`forward`] |
-//! | the network built into the binary (none yet) | [`builtin`] |
+//! | the network built into the binary (`gen0-hw64`) | [`builtin`] |
 //!
 //! # Features
 //!

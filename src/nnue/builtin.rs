@@ -1,21 +1,22 @@
-//! The network built into the binary: the default evaluation once a network
-//! has passed its SPRT against the hand-written evaluation (see
-//! `nets/README.md`). Until then none is built in, and the default stays
-//! the hand-written evaluation.
+//! The network built into the binary, the default evaluation: the newest
+//! network that passed its SPRT against the one shipped before it (the
+//! first, `gen0-hw64`, against the hand-written evaluation; see
+//! `nets/README.md`). `UseNetwork false` selects the hand-written
+//! evaluation again, and `EvalFile` loads another network.
 //!
 //! Shipping a network is one change here: `BYTES` becomes
 //! `Some(include_bytes!("../../nets/<name>.nnue"))` and [`NAME`] its file
-//! name. A test reads the bytes with the file reader, so a damaged or
+//! name (`None` and an empty name build a binary without one). A test reads the bytes with the file reader, so a damaged or
 //! out-of-format file fails the build's tests, not a user's game.
 
 use super::Network;
 use std::sync::{Arc, OnceLock};
 
 /// The built-in network's file, in ARNN format; `None`: none is built in.
-const BYTES: Option<&[u8]> = None;
+const BYTES: Option<&[u8]> = Some(include_bytes!("../../nets/gen0-hw64.nnue"));
 
 /// The file name of the built-in network (empty when there is none).
-pub const NAME: &str = "";
+pub const NAME: &str = "gen0-hw64.nnue";
 
 /// The built-in network's file bytes (for checksums in run logs).
 pub fn bytes() -> Option<&'static [u8]> {
