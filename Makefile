@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: serve serve-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: serve serve-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -293,6 +293,14 @@ net-gauntlet: build
 	  -each proto=uci tc=10+0.1 option.Threads=1 \
 	  -openings file=$(OPENINGS) format=epd order=random -srand 4545 \
 	  -repeat -rounds $$(( $(NET_GAMES) / 2 )) -games 2 -concurrency 2 -recover -pgnout file=$(NET_PGN)
+
+# Goes on with a gauntlet stopped by Ctrl-C (SIGINT): fastchess saved its
+# state (settings, the opening reached, the score so far) in config.json;
+# the same games continue, appended to the same PGN. No `build` here: the
+# binary must be the one that started the gauntlet.
+NET_CONFIG ?= config.json
+net-gauntlet-resume:
+	$(FASTCHESS) -config file=$(NET_CONFIG)
 
 # Resuming analysis from a saved table (issue 47): 20 positions, Hash 64 MB,
 # 1 thread, saved at depth 14 and continued to 15 and 16 by a new process,
