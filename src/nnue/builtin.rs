@@ -6,8 +6,9 @@
 //!
 //! Shipping a network is one change here: `BYTES` becomes
 //! `Some(include_bytes!("../../nets/<name>.nnue"))` and [`NAME`] its file
-//! name (`None` and an empty name build a binary without one). A test reads the bytes with the file reader, so a damaged or
-//! out-of-format file fails the build's tests, not a user's game.
+//! name (`None` and an empty name build a binary without one). A test
+//! reads the bytes with the file reader, so a damaged or out-of-format file
+//! fails the build's tests, not a user's game.
 
 use super::Network;
 use std::sync::{Arc, OnceLock};
