@@ -4,20 +4,31 @@
 //! `nets/README.md`). `UseNetwork false` selects the hand-written
 //! evaluation again, and `EvalFile` loads another network.
 //!
-//! Shipping a network is one change here: `BYTES` becomes
-//! `Some(include_bytes!("../../nets/<name>.nnue"))` and [`NAME`] its file
-//! name (`None` and an empty name build a binary without one). A test
-//! reads the bytes with the file reader, so a damaged or out-of-format file
-//! fails the build's tests, not a user's game.
+//! Shipping a network is one change here: the file name in the
+//! `built_in!` line below (`built_in!()` builds a binary without one). A
+//! test reads the bytes with the file reader, so a damaged or out-of-format
+//! file fails the build's tests, not a user's game.
 
 use super::Network;
 use std::sync::{Arc, OnceLock};
 
-/// The built-in network's file, in ARNN format; `None`: none is built in.
-const BYTES: Option<&[u8]> = Some(include_bytes!("../../nets/gen0-hw64.nnue"));
+/// Names the built-in network once, for both its bytes and its name.
+macro_rules! built_in {
+    ($file:literal) => {
+        /// The built-in network's file, in ARNN format.
+        const BYTES: Option<&[u8]> = Some(include_bytes!(concat!("../../nets/", $file)));
+        /// The file name of the built-in network.
+        pub const NAME: &str = $file;
+    };
+    () => {
+        /// No network is built in.
+        const BYTES: Option<&[u8]> = None;
+        /// Empty: no network is built in.
+        pub const NAME: &str = "";
+    };
+}
 
-/// The file name of the built-in network (empty when there is none).
-pub const NAME: &str = "gen0-hw64.nnue";
+built_in!("gen0-hw64.nnue");
 
 /// The built-in network's file bytes (for checksums in run logs).
 pub fn bytes() -> Option<&'static [u8]> {
