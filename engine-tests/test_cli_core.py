@@ -31,3 +31,22 @@ def test_show_matches_python_chess_on_vector_positions(exe):
         assert f"Polyglot key: {chess.polyglot.zobrist_hash(board):016x}" in block
         assert f"Legal moves: {board.legal_moves.count()}" in block
     assert "Error:" in blocks[-2] and "Error:" in blocks[-1]
+
+
+def test_train_measure_repeats_the_ledgers_held_out_loss(exe):
+    """`train --measure` scores a committed checkpoint on a held-out file
+    without training: the numbers its last leg wrote into the ledger."""
+    import json
+    from conftest import ROOT
+
+    nets = ROOT / "nets"
+    ledger = json.loads((nets / "gen0-hw64.nnue.ckpt.json").read_text())["legs"][-1]
+    out = run(exe, "train", "--init", str(nets / "gen0-hw64.nnue.ckpt"), "--validation",
+              str(nets / "heldout-4242.bin"), "--measure", "--wdl", "0")
+    assert out.returncode == 0, out.stderr
+    assert f"network {ledger['validation_loss']:.6f}" in out.stdout
+    assert f"hand-written {ledger['hand_written_validation_loss']:.6f}" in out.stdout
+    assert f"{ledger['leg']} leg(s)" in out.stdout
+    # Without a held-out file there is nothing to measure: a usage error, not a panic.
+    bad = run(exe, "train", "--init", str(nets / "gen0-hw64.nnue.ckpt"), "--measure")
+    assert bad.returncode == 2 and "--validation" in bad.stderr

@@ -60,6 +60,8 @@ pub enum TrainError {
     NoData,
     #[error("no position passed the filters in leg {leg}")]
     NothingKept { leg: u32 },
+    #[error("no held-out position passed the filters")]
+    NothingHeldOut,
     #[error("invalid setting: {0}")]
     Config(String),
     #[error("checkpoint {path}: {source}")]
@@ -235,7 +237,7 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
     let mut state = start(config, &data)?;
-    let mut validation = validation_samples(config)?;
+    let mut validation = validation_samples(&config.validation, &config.filter)?;
     let hand_written = (!validation.is_empty()).then(|| hand_written_loss(&validation, config.wdl));
     if let Some(loss) = hand_written {
         on(Event::HandWritten { validation_loss: loss });
@@ -351,14 +353,50 @@ fn target(state: &Checkpoint, wdl: f32) -> Target {
 
 /// Every kept position of the validation files (in file order), each with
 /// the hand-written evaluation as its base.
-fn validation_samples(config: &TrainConfig) -> Result<Vec<Sample>, TrainError> {
-    if config.validation.is_empty() {
+fn validation_samples(files: &[PathBuf], filter: &Filter) -> Result<Vec<Sample>, TrainError> {
+    if files.is_empty() {
         return Ok(Vec::new());
     }
-    let set = Dataset::open(&config.validation)?;
+    let set = Dataset::open(files)?;
     let mut all = Vec::new();
-    set.in_order(&config.filter, Base::HandWritten, &mut all)?;
+    set.in_order(filter, Base::HandWritten, &mut all)?;
     Ok(all)
+}
+
+/// What [`measure`] found on the held-out files.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// Positions the filters kept.
+    pub positions: usize,
+    /// The checkpoint's network ([`validation_loss`]).
+    pub network: f64,
+    /// The hand-written evaluation ([`hand_written_loss`]).
+    pub hand_written: f64,
+    /// Legs and positions the checkpoint has trained.
+    pub legs: u32,
+    pub trained: u64,
+}
+
+/// The held-out loss of a checkpoint's network and of the hand-written
+/// evaluation, the numbers a leg prints, training nothing: so that networks
+/// trained before a held-out file existed can be compared on it.
+pub fn measure(ckpt: &Path, files: &[PathBuf], filter: &Filter, wdl: f32) -> Result<Measured, TrainError> {
+    let state = Checkpoint::load(ckpt).map_err(|source| TrainError::Checkpoint { path: ckpt.to_path_buf(), source })?;
+    let mut samples = validation_samples(files, filter)?;
+    if samples.is_empty() {
+        return Err(TrainError::NothingHeldOut);
+    }
+    let hand_written = hand_written_loss(&samples, wdl);
+    if state.net.base() == Base::Zero {
+        samples.iter_mut().for_each(|s| s.base = 0);
+    }
+    Ok(Measured {
+        positions: samples.len(),
+        network: validation_loss(&state, &samples, wdl),
+        hand_written,
+        legs: state.legs,
+        trained: state.trained,
+    })
 }
 
 /// A fresh run's state, or the checkpoint's it continues.

@@ -40,11 +40,11 @@ use super::train_ledger as ledger;
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
     /// Record files (`selfplay` output; value-only or with visits), read in this order.
-    #[arg(long, required = true, num_args = 1..)]
+    #[arg(long, required_unless_present = "measure", num_args = 1..)]
     data: Vec<PathBuf>,
     /// The network file to write (ARNN v1, see `src/nnue/file.rs`).
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "measure")]
+    out: Option<PathBuf>,
     /// Hidden size N (a multiple of 16 in 16..=4096; default 128, or the checkpoint's).
     #[arg(long)]
     hidden: Option<usize>,
@@ -96,6 +96,27 @@ pub struct TrainArgs {
     /// Held-out record files: their loss is printed after every leg (never trained on).
     #[arg(long, num_args = 1..)]
     validation: Vec<PathBuf>,
+    /// Train nothing: print the loss of the --init checkpoint's network and
+    /// of the hand-written evaluation on the --validation files (at --wdl,
+    /// with the filters), to compare networks on a held-out file made after
+    /// them.
+    #[arg(long, requires_all = ["init", "validation"], conflicts_with_all = ["data", "out", "resume"])]
+    measure: bool,
+}
+
+/// `--measure`: the held-out losses of a checkpoint, training nothing.
+fn measure(ckpt: &std::path::Path, validation: &[PathBuf], filter: &Filter, wdl: f32) -> anyhow::Result<ExitCode> {
+    let m = train::measure(ckpt, validation, filter, wdl).with_context(|| format!("measuring {}", ckpt.display()))?;
+    println!(
+        "{}: {} leg(s), {} positions trained; held-out loss (λ = {wdl}, {} positions): network {:.6}, hand-written {:.6}",
+        ckpt.display(),
+        m.legs,
+        m.trained,
+        m.positions,
+        m.network,
+        m.hand_written
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn parse_base(s: &str) -> Result<Base, String> {
@@ -106,6 +127,11 @@ fn parse_base(s: &str) -> Result<Base, String> {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    let filter = Filter { skip_plies: args.skip_plies, max_cp: args.max_cp };
+    if let (true, Some(ckpt)) = (args.measure, &args.init) {
+        return measure(ckpt, &args.validation, &filter, args.wdl);
+    }
+    let Some(out) = args.out else { anyhow::bail!("--out is required") };
     let continues = args.resume || args.init.is_some();
     if continues && (args.lr.is_some() || args.lr_end.is_some()) {
         anyhow::bail!(
@@ -115,7 +141,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let lr = args.lr.unwrap_or(0.001);
     let config = TrainConfig {
         data: args.data,
-        out: args.out,
+        out,
         hidden: args.hidden,
         epochs: args.epochs,
         lr,
@@ -127,7 +153,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         threads: args.threads.max(1),
         seed: args.seed,
         base: args.base,
-        filter: Filter { skip_plies: args.skip_plies, max_cp: args.max_cp },
+        filter,
         start: match (args.init, args.resume) {
             (Some(path), _) => Start::Init(path),
             (None, true) => Start::Resume,

@@ -446,6 +446,24 @@ fn validation_loss_is_measured_after_every_leg() {
     assert_eq!(std::fs::read(dir.file("net.nnue")).unwrap(), std::fs::read(&cfg.out).unwrap());
 }
 
+#[test]
+fn measuring_a_checkpoint_gives_the_loss_its_last_leg_printed() {
+    let dir = TempDir::new("train-measure");
+    let data = write_data(&dir);
+    let mut cfg = config(&dir, data.clone(), 2);
+    cfg.validation = vec![data.clone()];
+    let reports = train(&cfg, |_| {}).unwrap();
+    let last = reports.last().unwrap();
+    let m = measure(&cfg.checkpoint_path(), std::slice::from_ref(&data), &cfg.filter, cfg.wdl).unwrap();
+    assert_eq!((m.legs, m.trained), (3, last.trained.1));
+    assert_eq!(Some(m.network), last.validation_loss);
+    assert_eq!(Some(m.hand_written), last.hand_written_validation_loss);
+    assert!(m.positions > 0);
+    // A filter that keeps nothing is a typed error, not a loss of NaN.
+    let none = Filter { skip_plies: 10_000, ..Filter::default() };
+    assert!(matches!(measure(&cfg.checkpoint_path(), &[data], &none, 0.0), Err(TrainError::NothingHeldOut)));
+}
+
 /// The committed records split in two files of alternate games: a leg on
 /// the first never reads the second.
 fn write_two_halves(dir: &TempDir) -> (PathBuf, PathBuf) {
