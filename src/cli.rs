@@ -126,10 +126,27 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", chain_message(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, joined by `: `, leaving out a cause whose
+/// text the message already ends with (the library's errors print their
+/// source themselves, so `{:#}` would say it twice).
+fn chain_message(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.is_empty() {
+            message = text;
+        } else if !message.ends_with(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -301,5 +318,29 @@ pub fn show(fen: &str, chess960: bool) -> String {
     match Board::from_fen(fen, chess960) {
         Ok(b) => b.describe(),
         Err(e) => format!("Fen: {fen}\nError: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chain_message;
+    use anyhow::Context;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("inner: the file ends at offset 10")]
+    struct Inner;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer.bin: {source}")]
+    struct Outer {
+        source: Inner,
+    }
+
+    #[test]
+    fn error_chain_says_each_cause_once() {
+        let e = Err::<(), _>(Outer { source: Inner }).context("reading the book").unwrap_err();
+        assert_eq!(chain_message(&e), "reading the book: outer.bin: inner: the file ends at offset 10");
+        let plain = Err::<(), _>(Inner).context("measuring").unwrap_err();
+        assert_eq!(chain_message(&plain), "measuring: inner: the file ends at offset 10");
     }
 }
