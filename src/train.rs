@@ -237,13 +237,9 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
     let mut state = start(config, &data)?;
-    let mut validation = validation_samples(&config.validation, &config.filter)?;
-    let hand_written = (!validation.is_empty()).then(|| hand_written_loss(&validation, config.wdl));
+    let (validation, hand_written) = held_out(&config.validation, &config.filter, state.net.base(), config.wdl)?;
     if let Some(loss) = hand_written {
         on(Event::HandWritten { validation_loss: loss });
-    }
-    if state.net.base() == Base::Zero {
-        validation.iter_mut().for_each(|s| s.base = 0);
     }
     let legs = match config.start {
         Start::Fresh => config.epochs,
@@ -351,16 +347,27 @@ fn target(state: &Checkpoint, wdl: f32) -> Target {
     Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / 400.0 }
 }
 
-/// Every kept position of the validation files (in file order), each with
-/// the hand-written evaluation as its base.
-fn validation_samples(files: &[PathBuf], filter: &Filter) -> Result<Vec<Sample>, TrainError> {
+/// Every kept position of the validation files (in file order) and the
+/// hand-written evaluation's loss on them (`None` without files). The
+/// samples hold the hand-written evaluation as their base for that loss;
+/// for a network on no base it is then cleared.
+fn held_out(
+    files: &[PathBuf],
+    filter: &Filter,
+    base: Base,
+    wdl: f32,
+) -> Result<(Vec<Sample>, Option<f64>), TrainError> {
     if files.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     let set = Dataset::open(files)?;
     let mut all = Vec::new();
     set.in_order(filter, Base::HandWritten, &mut all)?;
-    Ok(all)
+    let hand_written = (!all.is_empty()).then(|| hand_written_loss(&all, wdl));
+    if base == Base::Zero {
+        all.iter_mut().for_each(|s| s.base = 0);
+    }
+    Ok((all, hand_written))
 }
 
 /// What [`measure`] found on the held-out files.
@@ -381,15 +388,10 @@ pub struct Measured {
 /// evaluation, the numbers a leg prints, training nothing: so that networks
 /// trained before a held-out file existed can be compared on it.
 pub fn measure(ckpt: &Path, files: &[PathBuf], filter: &Filter, wdl: f32) -> Result<Measured, TrainError> {
-    let state = Checkpoint::load(ckpt).map_err(|source| TrainError::Checkpoint { path: ckpt.to_path_buf(), source })?;
-    let mut samples = validation_samples(files, filter)?;
-    if samples.is_empty() {
+    let state = load_checkpoint(ckpt)?;
+    let (samples, Some(hand_written)) = held_out(files, filter, state.net.base(), wdl)? else {
         return Err(TrainError::NothingHeldOut);
-    }
-    let hand_written = hand_written_loss(&samples, wdl);
-    if state.net.base() == Base::Zero {
-        samples.iter_mut().for_each(|s| s.base = 0);
-    }
+    };
     Ok(Measured {
         positions: samples.len(),
         network: validation_loss(&state, &samples, wdl),
@@ -421,7 +423,7 @@ fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError>
         let (hidden, seed) = (config.hidden.unwrap_or(DEFAULT_HIDDEN), config.seed.unwrap_or(1));
         return Ok(fresh_state(hidden, seed, config.base.unwrap_or_default(), schedule));
     };
-    let mut ckpt = Checkpoint::load(&path).map_err(|source| TrainError::Checkpoint { path: path.clone(), source })?;
+    let mut ckpt = load_checkpoint(&path)?;
     let mismatch = |reason: String| TrainError::ResumeMismatch { path: path.clone(), reason };
     if let Some(hidden) = config.hidden.filter(|&h| h != ckpt.net.hidden()) {
         return Err(mismatch(format!("its hidden size is {}, not --hidden {hidden}", ckpt.net.hidden())));
@@ -436,6 +438,10 @@ fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError>
         ckpt.schedule.planned = planned;
     }
     Ok(ckpt)
+}
+
+fn load_checkpoint(path: &Path) -> Result<Checkpoint, TrainError> {
+    Checkpoint::load(path).map_err(|source| TrainError::Checkpoint { path: path.to_path_buf(), source })
 }
 
 /// Writes the quantised network, then the checkpoint.
