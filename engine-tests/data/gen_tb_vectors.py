@@ -24,7 +24,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 DEFAULT_TB = HERE.parent.parent.parent / "shared" / "syzygy"
 
 PER_TABLE = 560
-EXTRA_5 = 1500  # more positions for the two 5-piece tables
+EXTRA_5 = 1500  # more positions for each 5-piece table
 EP_POSITIONS = 1500
 
 
