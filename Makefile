@@ -57,10 +57,17 @@ serve: build deps
 	./$(EXE) serve --book books/default.yacb --book /usr/share/games/gnuchess/book.bin \
 	  $(if $(wildcard $(SERVE_SYZYGY)),--syzygy $(SERVE_SYZYGY)) $(SERVE_ARGS)
 
-# The explorer under load (loopback): 20,000 book and tablebase requests from
-# 32 clients; prints requests/s and p50/p99 latency (the test asserts no errors).
+# The service under load from wrk (tools/serve_bench.py): requests/s and
+# p50/p99 for /standard and /api/book, and wrk's ceiling on /api/info;
+# beside lila-tablebase on the same tables when LILA_TABLEBASE names its
+# binary (built from its source: README.md, "Lichess's clients").
+LILA_TABLEBASE ?=
+SERVE_BENCH_SECONDS ?= 10
 serve-bench: build deps
-	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -s engine-tests/test_serve.py -k load
+	@command -v wrk >/dev/null 2>&1 || { echo "installing Debian's wrk"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null; }
+	$(PY) tools/serve_bench.py ./$(EXE) --seconds $(SERVE_BENCH_SECONDS) \
+	  $(if $(LILA_TABLEBASE),--lila $(LILA_TABLEBASE))
 
 # Everything the tests need: python-chess, pytest and selenium in a
 # virtualenv, Debian's Stockfish (an outside reference opponent), Debian's

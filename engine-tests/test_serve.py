@@ -14,11 +14,11 @@ import urllib.parse
 
 import chess
 import chess.polyglot
-import chess.syzygy
 import pytest
 
 from conftest import SHARED
-from test_tb_tools import SYZYGY, ORDER, FLIP, random_positions, probe
+from positions import book_positions, material_positions
+from test_tb_tools import SYZYGY
 
 GNUCHESS = "/usr/share/games/gnuchess/book.bin"
 
@@ -55,29 +55,9 @@ def get(host, path, conn=None, **params):
             conn.close()
 
 
-def book_positions(count, seed):
-    """Positions along random lines of the gnuchess book, and some just out of it."""
-    rng = random.Random(seed)
-    out = []
-    with chess.polyglot.open_reader(GNUCHESS) as book:
-        while len(out) < count:
-            board = chess.Board()
-            for _ in range(rng.randrange(0, 16)):
-                entries = list(book.find_all(board, minimum_weight=0))
-                if not entries:
-                    break
-                board.push(rng.choice(entries).move)
-            # One position in five a random move further: often out of the book.
-            if rng.random() < 0.2 and any(board.legal_moves):
-                board.push(rng.choice(list(board.legal_moves)))
-            if not board.is_game_over():
-                out.append(board)
-    return out
-
-
 @pytest.mark.skipif(not os.path.exists(GNUCHESS), reason="Debian's gnuchess-book (make deps)")
 def test_book_answers_equal_python_chess_polyglot_reader_on_500_positions(exe):
-    boards = book_positions(500, seed=48)
+    boards = book_positions(GNUCHESS, 500, seed=48)
     in_book = 0
     with server(exe, "--book", GNUCHESS) as host, chess.polyglot.open_reader(GNUCHESS) as book:
         conn = http.client.HTTPConnection(host, timeout=30)
@@ -94,38 +74,6 @@ def test_book_answers_equal_python_chess_polyglot_reader_on_500_positions(exe):
             in_book += bool(want)
     # Both kinds: positions the book has moves for, and positions it has none for.
     assert in_book >= 150 and len(boards) - in_book >= 50, in_book
-
-
-def test_tablebase_answers_equal_python_chess_probes_for_every_move_of_500_positions(exe):
-    boards = random_positions(500, seed=4848)
-    checked = 0
-    # KQvK.rtbw holds 3 pieces: the name's letters but the "v".
-    max_pieces = max(len(p.stem) - 1 for p in SYZYGY.glob("*.rtbw"))
-    with server(exe, "--syzygy", str(SYZYGY)) as host, chess.syzygy.open_tablebase(str(SYZYGY)) as tb:
-        conn = http.client.HTTPConnection(host, timeout=30)
-        for board in boards:
-            status, t = get(host, "/api/tablebase", conn, fen=board.fen())
-            assert status == 200, t
-            for field in ("category", "dtz", "precise_dtz", "checkmate", "stalemate", "variant_win",
-                          "variant_loss", "insufficient_material", "moves"):
-                assert field in t, field
-            assert t["dtm"] is None
-            assert (t["pieces"], t["max_pieces"]) == (len(board.piece_map()), max_pieces)
-            assert (t["wdl"], t["dtz"]) == (probe(tb, tb.probe_wdl, board), probe(tb, tb.probe_dtz, board))
-            assert sorted(m["uci"] for m in t["moves"]) == sorted(m.uci() for m in board.legal_moves)
-            ranks = [ORDER.index(m["category"]) for m in t["moves"]]
-            assert ranks == sorted(ranks), t
-            assert t["category"] == FLIP[t["moves"][0]["category"]]
-            for m in t["moves"]:
-                move = chess.Move.from_uci(m["uci"])
-                assert m["san"] == board.san(move) and m["zeroing"] == board.is_zeroing(move)
-                board.push(move)
-                assert (m["wdl"], m["dtz"]) == (probe(tb, tb.probe_wdl, board), probe(tb, tb.probe_dtz, board))
-                assert (m["checkmate"], m["stalemate"]) == (board.is_checkmate(), board.is_stalemate())
-                assert m["dtm"] is None and m["variant_win"] is False
-                board.pop()
-                checked += 1
-    assert checked > 5000
 
 
 def test_bad_requests_get_a_4xx_with_a_json_error(exe):
@@ -240,38 +188,47 @@ def test_the_service_listens_only_on_loopback_by_default(exe):
         p.wait(10)
 
 
+def load(host, requests, clients, total, ok=lambda status, body: status == 200):
+    """`total` GETs of (path, fen) pairs drawn from `requests`, from
+    `clients` threads with a connection each (made again after a failure):
+    (failures, sorted latencies in seconds, seconds taken)."""
+    errors, latencies, lock = [], [], threading.Lock()
+
+    def client(n):
+        rng = random.Random(n)
+        conn = http.client.HTTPConnection(host, timeout=30)
+        mine = []
+        for _ in range(total // clients + (n < total % clients)):
+            path, fen = rng.choice(requests)
+            t = time.perf_counter()
+            try:
+                status, body = get(host, path, conn, fen=fen)
+                if not ok(status, body):
+                    errors.append((path, fen, status, body))
+            except Exception as e:  # noqa: BLE001 (every failure counts)
+                errors.append((path, fen, repr(e)))
+                conn.close()
+                conn = http.client.HTTPConnection(host, timeout=30)
+            mine.append(time.perf_counter() - t)
+        with lock:
+            latencies.extend(mine)
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    return errors, sorted(latencies), time.perf_counter() - start
+
+
 def test_load_20000_book_and_tablebase_requests_from_32_clients(exe):
-    boards = random_positions(200, seed=9)
-    book_boards = book_positions(200, seed=10) if os.path.exists(GNUCHESS) else []
+    boards = material_positions(SYZYGY, 200, seed=9)
+    book_boards = book_positions(GNUCHESS, 200, seed=10) if os.path.exists(GNUCHESS) else []
     args = ["--syzygy", str(SYZYGY)] + (["--book", GNUCHESS] if book_boards else [])
     requests = [("/api/tablebase", b.fen()) for b in boards] + [("/api/book", b.fen()) for b in book_boards]
-    errors, latencies, lock = [], [], threading.Lock()
     with server(exe, *args) as host:
-        def client(n):
-            rng = random.Random(n)
-            conn = http.client.HTTPConnection(host, timeout=30)
-            mine = []
-            for _ in range(20_000 // 32 + (n < 20_000 % 32)):
-                path, fen = rng.choice(requests)
-                t = time.perf_counter()
-                try:
-                    status, body = get(host, path, conn, fen=fen)
-                    if status != 200:
-                        errors.append((path, fen, status, body))
-                except Exception as e:  # noqa: BLE001 (every failure counts)
-                    errors.append((path, fen, repr(e)))
-                    conn.close()
-                    conn = http.client.HTTPConnection(host, timeout=30)
-                mine.append(time.perf_counter() - t)
-            with lock:
-                latencies.extend(mine)
-        start = time.perf_counter()
-        threads = [threading.Thread(target=client, args=(n,)) for n in range(32)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(300)
-        seconds = time.perf_counter() - start
+        errors, latencies, seconds = load(host, requests, 32, 20_000)
         bad = 0
         for i in range(100):
             status, _ = get(host, "/api/tablebase", fen=f"bad fen {i}")
@@ -279,7 +236,6 @@ def test_load_20000_book_and_tablebase_requests_from_32_clients(exe):
     assert not errors, errors[:5]
     assert len(latencies) == 20_000
     assert bad == 100
-    latencies.sort()
     print(f"load: {len(latencies)} requests, 32 clients, {len(latencies) / seconds:.0f} req/s, "
           f"p50 {1000 * latencies[len(latencies) // 2]:.2f} ms, p99 {1000 * latencies[len(latencies) * 99 // 100]:.2f} ms")
 

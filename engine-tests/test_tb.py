@@ -6,25 +6,9 @@ import chess
 import chess.syzygy
 
 from conftest import SHARED, run
+from positions import random_board
 
 SYZYGY = SHARED / "syzygy"
-
-
-def random_board(white: str, black: str, rng: random.Random) -> chess.Board:
-    while True:
-        board = chess.Board(None)
-        squares = rng.sample(chess.SQUARES, len(white) + len(black))
-        ok = True
-        for letters, color in ((white, chess.WHITE), (black, chess.BLACK)):
-            for letter in letters:
-                sq = squares.pop()
-                piece = chess.Piece(chess.PIECE_SYMBOLS.index(letter.lower()), color)
-                ok &= not (piece.piece_type == chess.PAWN and chess.square_rank(sq) in (0, 7))
-                board.set_piece_at(sq, piece)
-        board.turn = rng.choice([chess.WHITE, chess.BLACK])
-        board.halfmove_clock = rng.randrange(60)
-        if ok and board.is_valid():
-            return board
 
 
 def expected_line(tb: chess.syzygy.Tablebase, fen: str) -> str:

@@ -35,9 +35,9 @@ mod table;
 mod tests;
 
 pub use index::MAX_PIECES;
-pub use line::{LineEnd, LineStep, TbLine};
+pub use line::{LineEnd, LineStep, MainlineAnswer, MainlineStep, TbLine};
 pub use material::Material;
-pub use moves::{Category, MoveInfo, MovesReport, PositionInfo};
+pub use moves::{Category, MoveAnswer, MoveInfo, MovesReport, PositionAnswer, PositionInfo, TablebaseAnswer};
 pub use path::{split_dirs, split_search_path};
 pub use root::{rank_bound, RankedMove, RootRanking, TbScore, MAX_DTZ};
 pub use table::Kind;
@@ -268,11 +268,17 @@ impl fmt::Debug for Tablebases {
 }
 
 impl Tablebases {
+    /// No tables: every probe is a missing table (`archivist serve` without
+    /// `--syzygy` answers every position `unknown`).
+    pub fn empty() -> Tablebases {
+        Tablebases { entries: Vec::new(), by_key: HashMap::default(), max_pieces: 0 }
+    }
+
     /// Finds the tables in `path` (directories separated by `:` or `;`, see
     /// [`split_dirs`]). Files are not opened yet. Unreadable directories, files of the wrong length
     /// and duplicates are reported (and skipped), not fatal.
     pub fn new(path: &str) -> (Tablebases, Vec<TbLoadIssue>) {
-        let mut tb = Tablebases { entries: Vec::new(), by_key: HashMap::default(), max_pieces: 0 };
+        let mut tb = Tablebases::empty();
         let mut issues = Vec::new();
         for dir in split_search_path(path) {
             tb.scan_dir(Path::new(dir), &mut issues);

@@ -1,6 +1,6 @@
 //! `archivist serve`: the local explorer ([`crate::serve`]).
 
-use crate::serve::{ServeOptions, DEFAULT_LISTEN};
+use crate::serve::{Limits, ServeOptions, DEFAULT_LISTEN};
 use anyhow::Context;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,6 +32,16 @@ pub struct ServeArgs {
     /// A live search stops after this many seconds.
     #[arg(long, default_value_t = 30)]
     pub search_seconds: u64,
+    /// Open connections at most (more wait to be accepted).
+    #[arg(long, default_value_t = Limits::default().max_connections)]
+    pub max_connections: usize,
+    /// Seconds a connection has to send a whole request head (slow or idle
+    /// connections are closed after it).
+    #[arg(long, default_value_t = Limits::default().header_seconds)]
+    pub header_seconds: u64,
+    /// Seconds within which a request is answered, or 503.
+    #[arg(long, default_value_t = Limits::default().request_seconds)]
+    pub request_seconds: u64,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -44,6 +54,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         searches: args.searches,
         search_hash_mb: args.search_hash,
         search_seconds: args.search_seconds,
+        limits: Limits {
+            max_connections: args.max_connections,
+            header_seconds: args.header_seconds,
+            request_seconds: args.request_seconds,
+            ..Limits::default()
+        },
     };
     crate::serve::run(&options, |addr| {
         // Tests and scripts read this line to learn the port (`--listen 127.0.0.1:0`).

@@ -2,14 +2,26 @@
 //! output of [`crate::tb::Tablebases::probe_moves`] and
 //! [`crate::tb::Tablebases::line`].
 //!
-//! `--moves --json` prints one object per position ([`crate::tb::MovesReport::to_json`]:
-//! the shape of the Lichess tablebase API). Without `--json`: a header line and one line
-//! per move. A bad FEN or a damaged table gives `FEN;error;REASON` (with
-//! `--json`, `{"fen", "error"}`) and the run goes on.
+//! `--moves --json` prints one object per position: `fen` (as given) and
+//! the fields of [`crate::tb::TablebaseAnswer`], the Lichess tablebase
+//! API's answer that `archivist serve` gives too. Without `--json`: a
+//! header line and one line per move. A bad FEN or a damaged table gives
+//! `FEN;error;REASON` (with `--json`, `{"fen", "error"}`) and the run goes
+//! on.
 
 use crate::board::Board;
-use crate::tb::{MovesReport, Tablebases, TbLine};
+use crate::tb::{MovesReport, TablebaseAnswer, Tablebases, TbLine};
+use serde::Serialize;
 use serde_json::{json, Value};
+
+/// A line of `tb probe --moves --json`: the position as given and its
+/// answer.
+#[derive(Serialize)]
+struct Answered<'a> {
+    fen: &'a str,
+    #[serde(flatten)]
+    answer: TablebaseAnswer,
+}
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "?".to_string(), |v| v.to_string())
@@ -49,7 +61,10 @@ pub fn moves_output(tb: &Tablebases, fen: &str, as_json: bool) -> String {
         .map_err(|e| e.to_string())
         .and_then(|mut b| tb.probe_moves(&mut b).map_err(|e| e.to_string()));
     match report {
-        Ok(r) if as_json => format!("{}\n", r.to_json(fen)),
+        Ok(r) if as_json => {
+            let line = serde_json::to_string(&Answered { fen, answer: r.answer() });
+            format!("{}\n", line.unwrap_or_else(|e| json!({"fen": fen, "error": e.to_string()}).to_string()))
+        }
         Ok(r) => report_text(fen, &r),
         Err(e) if as_json => format!("{}\n", json!({"fen": fen, "error": e})),
         Err(e) => format!("{fen};error;{e}\n"),

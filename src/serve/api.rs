@@ -2,7 +2,7 @@
 //! parameters) from the query, answers from what [`super::State`] opened
 //! at start, and gives `{"error": …}` with a 4xx for a bad request.
 
-use super::{ApiError, State};
+use super::{blocking, ApiError, State};
 use crate::board::Board;
 use crate::book::report::report;
 use crate::search::table_line;
@@ -50,7 +50,7 @@ pub async fn info(Shared(s): Shared<Arc<State>>) -> Json<Value> {
         s.books.iter().map(|b| json!({"name": b.name, "format": b.book.format().title(), "entries": b.book.len(), "learn": b.learn.is_some()})).collect();
     Json(json!({
         "books": books,
-        "tablebases": s.tb.as_ref().map(|t| json!({"tables": t.table_count(), "max_pieces": t.max_pieces()})),
+        "tablebases": s.tb_loaded.then(|| json!({"tables": s.tb.table_count(), "max_pieces": s.tb.max_pieces()})),
         "saved_table": s.saved.as_ref().map(|(tt, h)| json!({"mb": tt.size_mb(), "root": h.root_pos})),
         "searches": {"hash_mb": s.search_hash_mb, "seconds": s.search_seconds},
     }))
@@ -70,40 +70,6 @@ pub async fn moves(q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
     Ok(Json(json!({"fen": b.fen(), "check": b.in_check(), "moves": moves})))
 }
 
-/// `GET /api/tablebase?fen=`: Lichess's tablebase answer (`category`,
-/// `dtz`, `precise_dtz`, `dtm` (always null), the position's flags, and
-/// every legal move ranked as Lichess ranks them with the same fields),
-/// plus `wdl`, `fen`, the position's `pieces` and the loaded tables'
-/// `max_pieces` (so that "unknown" can say why).
-pub async fn tablebase(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
-    let q = query(q)?;
-    let mut b = board(&q.fen, q.chess960)?;
-    let Some(tb) = s.tb.as_ref() else {
-        return Err(ApiError { status: StatusCode::NOT_FOUND, message: "no tablebases loaded (--syzygy)".into() });
-    };
-    let report = tb.probe_moves(&mut b).map_err(|e| ApiError {
-        status: StatusCode::INTERNAL_SERVER_ERROR,
-        message: format!("tablebase error: {e}"),
-    })?;
-    let mut v = report.to_json(&b.fen());
-    lichess_fields(&mut v);
-    v["pieces"] = json!(b.piece_count());
-    v["max_pieces"] = json!(tb.max_pieces());
-    if let Some(Value::Array(moves)) = v.get_mut("moves") {
-        moves.iter_mut().for_each(lichess_fields);
-    }
-    Ok(Json(v))
-}
-
-/// The fields Lichess's API has and the tables here cannot know.
-fn lichess_fields(v: &mut Value) {
-    if let Value::Object(o) = v {
-        o.insert("dtm".into(), Value::Null);
-        o.insert("variant_win".into(), json!(false));
-        o.insert("variant_loss".into(), json!(false));
-    }
-}
-
 /// `GET /api/book?fen=[&book=NAME]`: `{"fen", "books": [...]}`, one
 /// object per book (or only the book named): its `name` and its report on
 /// the position ([`crate::book::report`], what `book probe --json`
@@ -120,16 +86,20 @@ pub async fn book(Shared(s): Shared<Arc<State>>, q: Result<Query<BookQuery>, Que
             return Err(ApiError { status: StatusCode::NOT_FOUND, message: format!("no book named '{name}'") });
         }
     }
-    let mut books = Vec::new();
-    for nb in s.books.iter().filter(|nb| q.book.as_ref().map_or(true, |n| n == &nb.name)) {
-        let mut v = match report(&nb.book, &mut b, nb.learn.as_ref()) {
-            Ok(r) => serde_json::to_value(r).unwrap_or(Value::Null),
-            Err(e) => json!({"format": nb.book.format().title(), "moves": [], "error": e.to_string()}),
-        };
-        v["name"] = json!(nb.name);
-        books.push(v);
-    }
-    Ok(Json(json!({"fen": b.fen(), "books": books})))
+    let books = blocking(&s, move |s| {
+        let mut books = Vec::new();
+        for nb in s.books.iter().filter(|nb| q.book.as_ref().map_or(true, |n| n == &nb.name)) {
+            let mut v = match report(&nb.book, &mut b, nb.learn.as_ref()) {
+                Ok(r) => serde_json::to_value(r).unwrap_or(Value::Null),
+                Err(e) => json!({"format": nb.book.format().title(), "moves": [], "error": e.to_string()}),
+            };
+            v["name"] = json!(nb.name);
+            books.push(v);
+        }
+        json!({"fen": b.fen(), "books": books})
+    })
+    .await?;
+    Ok(Json(books))
 }
 
 /// `GET /api/analysis?fen=`: `{"loaded", "found", "depth", "bound",
@@ -139,18 +109,23 @@ pub async fn book(Shared(s): Shared<Arc<State>>, q: Result<Query<BookQuery>, Que
 pub async fn analysis(Shared(s): Shared<Arc<State>>, q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
     let q = query(q)?;
     let b = board(&q.fen, q.chess960)?;
+    Ok(Json(blocking(&s, move |s| saved_analysis(s, &b)).await?))
+}
+
+/// The answer of `/api/analysis` for `b`.
+fn saved_analysis(s: &State, b: &Board) -> Value {
     let Some((tt, _)) = s.saved.as_ref() else {
-        return Ok(Json(json!({"loaded": false, "found": false})));
+        return json!({"loaded": false, "found": false});
     };
     let Some(entry) = tt.probe(b.key()) else {
-        return Ok(Json(json!({"loaded": true, "found": false})));
+        return json!({"loaded": true, "found": false});
     };
-    let pv = line_json(&b, &table_line(tt, &b, MAX_LINE));
-    Ok(Json(json!({
+    let pv = line_json(b, &table_line(tt, b, MAX_LINE));
+    json!({
         "loaded": true, "found": true,
         "depth": entry.depth(), "bound": entry.bound().name(),
         "score": score_json(i32::from(entry.value)), "pv": pv,
-    })))
+    })
 }
 
 /// Moves at most in the line walked through the saved table.

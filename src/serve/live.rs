@@ -77,7 +77,7 @@ fn start(s: &State, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Re
     let (tx, rx) = mpsc::unbounded_channel::<Option<Event>>();
     let shared = Arc::new(Control::new(1, false));
     let limits = Limits { movetime_ms: Some(s.search_seconds * 1000), ..Limits::default() };
-    let config = SearchConfig { multipv: q.multipv, tb: s.tb.clone(), ..SearchConfig::default() };
+    let config = SearchConfig { multipv: q.multipv, tb: s.tb_loaded.then(|| s.tb.clone()), ..SearchConfig::default() };
     // The watcher: the response dropped (client gone) stops the search.
     let (watch_tx, watch_shared) = (tx.clone(), shared.clone());
     tokio::spawn(async move {

@@ -20,7 +20,8 @@
 use super::moves::is_zeroing;
 use super::{Dtz, Tablebases, TbError, Wdl};
 use crate::board::Board;
-use crate::types::Move;
+use crate::types::{Color, Move};
+use serde::Serialize;
 
 /// Longest line followed (a guard: optimal lines are far shorter).
 pub const MAX_LINE_PLIES: usize = 2048;
@@ -78,7 +79,51 @@ pub struct TbLine {
     pub final_fen: String,
 }
 
+/// Lichess's mainline answer (`GET /standard/mainline?fen=`): the
+/// position's DTZ, the tablebase moves played from it while the halfmove
+/// clock is under 100 (none from a drawn position), each with the DTZ after
+/// it, and the winner when the line ends in mate (`"w"`, `"b"`, or null).
+/// `precise_dtz` is null where the table rounds to full moves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MainlineAnswer {
+    pub dtz: i32,
+    pub precise_dtz: Option<i32>,
+    pub mainline: Vec<MainlineStep>,
+    pub winner: Option<char>,
+}
+
+/// One move of [`MainlineAnswer`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MainlineStep {
+    pub uci: String,
+    pub san: String,
+    /// DTZ of the position after the move, from the side then to move.
+    pub dtz: i32,
+    pub precise_dtz: Option<i32>,
+}
+
 impl Tablebases {
+    /// Lichess's mainline from `board` ([`MainlineAnswer`]): the moves of
+    /// [`Tablebases::best_move`] while the clock is under 100. Any probe
+    /// that fails on the way (a position outside the tables) is the error.
+    pub fn mainline(&self, board: &Board) -> Result<MainlineAnswer, TbError> {
+        let (dtz, rounded) = self.probe_dtz_rounding(board)?;
+        let precise = |d: Dtz, rounded: bool| (!rounded).then_some(d.0);
+        let mut b = board.clone();
+        let mut mainline = Vec::new();
+        if dtz != Dtz(0) {
+            while b.halfmove_clock() < 100 && mainline.len() < MAX_LINE_PLIES {
+                let Some((mv, _)) = self.best_move(&mut b)? else { break };
+                let (uci, san) = (b.move_to_uci(mv), b.move_to_san(mv));
+                b.make_move(mv);
+                let (after, rounded) = self.probe_dtz_rounding(&b)?;
+                mainline.push(MainlineStep { uci, san, dtz: after.0, precise_dtz: precise(after, rounded) });
+            }
+        }
+        let winner = b.is_checkmate().then_some(if b.side_to_move() == Color::White { 'b' } else { 'w' });
+        Ok(MainlineAnswer { dtz: dtz.0, precise_dtz: precise(dtz, rounded), mainline, winner })
+    }
+
     /// The DTZ-optimal line from `board` (see the module documentation);
     /// `stop_at_zeroing` ends it after the first zeroing move. Any probe
     /// that fails on the way (a position outside the tables) is the error.
@@ -177,6 +222,26 @@ mod tests {
             assert_eq!(s.dtz.0.abs(), line.dtz.0 - 1 - i as i32, "{s:?}");
         }
         assert_eq!(line.steps.last().map(|s| s.san.as_str()), Some("Ra1#"));
+    }
+
+    #[test]
+    fn mainline_plays_to_mate_names_the_winner_and_stops_at_the_clock() {
+        let Some(tb) = tables() else { return };
+        let board = Board::from_fen("8/8/8/8/8/2k5/8/K2R4 w - - 0 1", false).unwrap();
+        let m = tb.mainline(&board).unwrap();
+        assert_eq!((m.winner, m.mainline.len() as i32), (Some('w'), m.dtz));
+        assert_eq!(m.mainline.last().map(|s| (s.san.as_str(), s.dtz)), Some(("Ra1#", -1)));
+        assert!(m.mainline.iter().all(|s| s.precise_dtz.map_or(true, |p| p == s.dtz)));
+        let late = Board::from_fen("8/8/8/8/8/2k5/8/K2R4 w - - 100 90", false).unwrap();
+        let m = tb.mainline(&late).unwrap();
+        assert!(m.mainline.is_empty() && m.winner.is_none() && m.dtz > 0);
+        let draw = Board::from_fen("8/8/8/8/8/2k5/8/K1N5 w - - 0 1", false).unwrap();
+        assert_eq!(
+            tb.mainline(&draw).unwrap(),
+            MainlineAnswer { dtz: 0, precise_dtz: Some(0), mainline: vec![], winner: None }
+        );
+        let castling = Board::from_fen("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", false).unwrap();
+        assert_eq!(tb.mainline(&castling), Err(TbError::Castling));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Every legal move of a position with its tablebase values, categorised
-//! and ranked as the Lichess tablebase API (`lila-tablebase`) does.
+//! and ranked as the Lichess tablebase API (`lila-tablebase`, 2026) does.
 //!
 //! Each move carries the WDL and DTZ of the position *after* it, from the
 //! side then to move ([`Tablebases::probe_wdl`]/[`Tablebases::probe_dtz`],
@@ -9,55 +9,75 @@
 //! * `draw`: stalemate, insufficient material or DTZ 0;
 //! * checkmate: `loss` (`blessed-loss` if the clock before the move had
 //!   reached 100 plies);
-//! * otherwise from DTZ and the halfmove clock after the move `h`: with
-//!   `h = 0` the DTZ alone (`|dtz| ≤ 100` win/loss, beyond cursed/blessed);
-//!   else from `dtz ± h`, where exactly ±100 from a table that stores full
-//!   moves (so the value may be one ply too large) is `maybe-win` /
-//!   `maybe-loss`; with the clock at 100 or more before the move, every
-//!   decisive value is `cursed-win` / `blessed-loss`;
+//! * otherwise from DTZ and the halfmove clock after the move `h`, as
+//!   shakmaty-syzygy's `AmbiguousWdl::from_dtz_and_halfmoves`: with `h = 0`
+//!   the DTZ alone (`|dtz| ≤ 100` win/loss, beyond cursed/blessed); else
+//!   from `dtz ± h`, where exactly ±100 from a table that stores full moves
+//!   (so the value may be one ply too large) is `syzygy-win` /
+//!   `syzygy-loss` (Lichess's names since March 2025; its `maybe-*` are
+//!   DTC answers, which no table read here gives); with the clock at 100
+//!   or more before the move, every decisive value is `cursed-win` /
+//!   `blessed-loss`;
 //! * `unknown` when the DTZ cannot be probed (missing table, too many
 //!   pieces, castling rights).
 //!
-//! Ranking (best move first): category `loss` < `unknown` < `maybe-loss` <
-//! `blessed-loss` < `draw` < `cursed-win` < `maybe-win` < `win`; then
-//! checkmates, stalemates, insufficient material first; then, when the
-//! mover is not losing, zeroing moves and captures first (last when
-//! losing); then the larger DTZ after the move (unknown first); then the
-//! more valuable capture and promotion. Lichess leaves remaining ties in
-//! any order; here the UCI string decides. Finally, as Lichess does, the
-//! leading `maybe-*` moves are resolved by the category of the position
-//! itself when that is certain.
+//! Ranking (best move first), Lichess's sort key without its DTM, DTW and
+//! DTC terms (always empty here): category `loss` < `unknown` <
+//! `syzygy-loss` < `blessed-loss` < `draw` < `cursed-win` < `syzygy-win` <
+//! `win`; then checkmates; then stalemates, then insufficient material;
+//! then, unless the move loses (its category is a win for the opponent),
+//! conversions (captures and promotions) first, last when it loses; zeroing
+//! moves likewise; then the larger DTZ after the move (unknown first); then
+//! the more valuable captured piece, then promotion. Lichess leaves
+//! remaining ties in move-generation order; here the UCI string decides.
+//! Finally, as Lichess does, the leading `syzygy-*` moves are resolved by
+//! the category of the position itself when that is certain, and the
+//! position's category is the negation of its best move's.
 
 use super::{Dtz, Tablebases, TbError, Wdl};
 use crate::board::Board;
 use crate::types::{Move, MoveKind, PieceType};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::cmp::Reverse;
 
-/// Lichess's tablebase categories, in ranking order (best move first).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Lichess's tablebase categories, in ranking order (best move first), from
+/// the side to move's view. Serialised by their API names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Category {
     Loss,
     Unknown,
-    MaybeLoss,
+    SyzygyLoss,
     BlessedLoss,
     Draw,
     CursedWin,
-    MaybeWin,
+    SyzygyWin,
     Win,
 }
 
 impl Category {
-    /// The API's name (`maybe-win`, `cursed-win`, …).
+    /// Every category, in ranking order.
+    pub const ALL: [Category; 8] = [
+        Category::Loss,
+        Category::Unknown,
+        Category::SyzygyLoss,
+        Category::BlessedLoss,
+        Category::Draw,
+        Category::CursedWin,
+        Category::SyzygyWin,
+        Category::Win,
+    ];
+
+    /// The API's name (`syzygy-win`, `cursed-win`, …).
     pub const fn name(self) -> &'static str {
         match self {
             Category::Loss => "loss",
             Category::Unknown => "unknown",
-            Category::MaybeLoss => "maybe-loss",
+            Category::SyzygyLoss => "syzygy-loss",
             Category::BlessedLoss => "blessed-loss",
             Category::Draw => "draw",
             Category::CursedWin => "cursed-win",
-            Category::MaybeWin => "maybe-win",
+            Category::SyzygyWin => "syzygy-win",
             Category::Win => "win",
         }
     }
@@ -67,13 +87,18 @@ impl Category {
         match self {
             Category::Loss => Category::Win,
             Category::Unknown => Category::Unknown,
-            Category::MaybeLoss => Category::MaybeWin,
+            Category::SyzygyLoss => Category::SyzygyWin,
             Category::BlessedLoss => Category::CursedWin,
             Category::Draw => Category::Draw,
             Category::CursedWin => Category::BlessedLoss,
-            Category::MaybeWin => Category::MaybeLoss,
+            Category::SyzygyWin => Category::SyzygyLoss,
             Category::Win => Category::Loss,
         }
+    }
+
+    /// A win of some kind for the side to move (Lichess's `is_positive`).
+    pub const fn is_positive(self) -> bool {
+        matches!(self, Category::CursedWin | Category::SyzygyWin | Category::Win)
     }
 
     /// Category of a DTZ counted from a zeroing move (shakmaty-syzygy's
@@ -88,16 +113,21 @@ impl Category {
         }
     }
 
-    /// shakmaty-syzygy's `AmbiguousWdl::from_dtz_and_halfmoves`.
+    /// shakmaty-syzygy's `AmbiguousWdl::from_dtz_and_halfmoves`, its
+    /// `MaybeWin`/`MaybeLoss` named as Lichess names them.
     fn from_dtz_and_halfmoves(dtz: i32, rounded: bool, halfmoves: u32) -> Category {
         if halfmoves == 0 {
             return Category::from_dtz(dtz);
         }
         let h = i32::try_from(halfmoves).unwrap_or(i32::MAX);
-        let d = if dtz > 0 { dtz.saturating_add(h) } else { dtz.saturating_sub(h) };
+        let d = match dtz {
+            0 => 0,
+            n if n > 0 => n.saturating_add(h),
+            n => n.saturating_sub(h),
+        };
         match d {
-            100 if rounded => Category::MaybeWin,
-            -100 if rounded => Category::MaybeLoss,
+            100 if rounded => Category::SyzygyWin,
+            -100 if rounded => Category::SyzygyLoss,
             _ => Category::from_dtz(d),
         }
     }
@@ -142,8 +172,22 @@ impl PositionInfo {
         }
     }
 
-    fn dtz_positive(&self) -> bool {
-        self.dtz.is_some_and(|d| d.0 > 0)
+    /// Lichess's position fields for this position, whose category is
+    /// `category`.
+    pub fn answer(&self, category: Category) -> PositionAnswer {
+        PositionAnswer {
+            checkmate: self.checkmate,
+            stalemate: self.stalemate,
+            variant_win: false,
+            variant_loss: false,
+            insufficient_material: self.insufficient_material,
+            dtz: self.dtz.map(|d| d.0),
+            precise_dtz: self.dtz.filter(|_| !self.dtz_rounded).map(|d| d.0),
+            dtm: None,
+            dtw: None,
+            dtc: None,
+            category,
+        }
     }
 }
 
@@ -155,6 +199,8 @@ pub struct MoveInfo {
     pub san: String,
     /// A capture or a pawn move.
     pub zeroing: bool,
+    /// A capture or a promotion (shakmaty's `is_conversion`).
+    pub conversion: bool,
     pub capture: Option<PieceType>,
     pub promotion: Option<PieceType>,
     /// The position after the move, from the side then to move.
@@ -162,15 +208,8 @@ pub struct MoveInfo {
     pub category: Category,
 }
 
-/// A position and its ranked moves. As JSON ([`MovesReport::to_json`],
-/// `tb probe --moves --json`, `archivist serve`'s `/api/tablebase`): the
-/// fields of Lichess's tablebase API, `{"category", "wdl", "dtz",
-/// "precise_dtz", "checkmate", "stalemate", "insufficient_material",
-/// "moves": [{"uci", "san", "wdl", "dtz", "precise_dtz", "zeroing",
-/// "checkmate", "stalemate", "insufficient_material", "category"}, …]}`,
-/// moves ranked best first. Each move's `wdl`/`dtz` are those of the
-/// position after it, from the side then to move; `null` when unknown;
-/// `precise_dtz` is `null` also when the table rounds to full moves.
+/// A position and its ranked moves ([`Tablebases::probe_moves`]); its
+/// answer in Lichess's shape is [`MovesReport::answer`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MovesReport {
     pub position: PositionInfo,
@@ -180,39 +219,65 @@ pub struct MovesReport {
     pub moves: Vec<MoveInfo>,
 }
 
-fn position_json(p: &PositionInfo) -> Value {
-    json!({
-        "wdl": p.wdl.map(|w| w.value()),
-        "dtz": p.dtz.map(|d| d.0),
-        "precise_dtz": p.dtz.filter(|_| !p.dtz_rounded).map(|d| d.0),
-        "checkmate": p.checkmate,
-        "stalemate": p.stalemate,
-        "insufficient_material": p.insufficient_material,
-    })
+/// The fields Lichess's tablebase API gives for every position (the one
+/// asked about and the one after each move), always all of them.
+/// `dtz` may be one ply too large (a table that stores full moves), and
+/// `precise_dtz` is then `null`; `dtm`, `dtw` and `dtc` are always `null`
+/// (no such tables are read), `variant_win` and `variant_loss` always
+/// false (standard chess only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PositionAnswer {
+    pub checkmate: bool,
+    pub stalemate: bool,
+    pub variant_win: bool,
+    pub variant_loss: bool,
+    pub insufficient_material: bool,
+    pub dtz: Option<i32>,
+    pub precise_dtz: Option<i32>,
+    pub dtm: Option<i32>,
+    pub dtw: Option<i32>,
+    pub dtc: Option<i32>,
+    pub category: Category,
+}
+
+/// One move of [`TablebaseAnswer`]: the move and the position after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MoveAnswer {
+    pub uci: String,
+    pub san: String,
+    pub zeroing: bool,
+    pub conversion: bool,
+    #[serde(flatten)]
+    pub position: PositionAnswer,
+}
+
+/// Lichess's tablebase answer (`GET /standard?fen=`), the one type that
+/// `archivist serve` and `tb probe --moves --json` print: the position's
+/// fields and its moves, best first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TablebaseAnswer {
+    #[serde(flatten)]
+    pub position: PositionAnswer,
+    pub moves: Vec<MoveAnswer>,
 }
 
 impl MovesReport {
-    /// The Lichess-shaped object of the report (the shape of Lichess's
-    /// tablebase API, see [`MovesReport`]), with `fen` added.
-    pub fn to_json(&self, fen: &str) -> Value {
-        let r = self;
-        let mut v = position_json(&r.position);
-        v["fen"] = json!(fen);
-        v["category"] = json!(r.category.name());
-        v["moves"] = r
-            .moves
-            .iter()
-            .map(|m| {
-                let mut o = json!({"uci": m.uci, "san": m.san});
-                if let (Value::Object(o), Value::Object(p)) = (&mut o, position_json(&m.after)) {
-                    o.extend(p);
-                    o.insert("zeroing".into(), json!(m.zeroing));
-                    o.insert("category".into(), json!(m.category.name()));
-                }
-                o
-            })
-            .collect();
-        v
+    /// The report in Lichess's shape.
+    pub fn answer(&self) -> TablebaseAnswer {
+        TablebaseAnswer {
+            position: self.position.answer(self.category),
+            moves: self
+                .moves
+                .iter()
+                .map(|m| MoveAnswer {
+                    uci: m.uci.clone(),
+                    san: m.san.clone(),
+                    zeroing: m.zeroing,
+                    conversion: m.conversion,
+                    position: m.after.answer(m.category),
+                })
+                .collect(),
+        }
     }
 }
 
@@ -242,6 +307,8 @@ impl Tablebases {
         for mv in board.legal_moves().iter() {
             let capture = captured_piece(board, mv);
             let zeroing = is_zeroing(board, mv);
+            let promotion = mv.promotion_piece();
+            let conversion = capture.is_some() || promotion.is_some();
             let uci = board.move_to_uci(mv);
             let san = board.move_to_san(mv);
             board.make_move(mv);
@@ -249,12 +316,12 @@ impl Tablebases {
             board.unmake_move();
             let after = after?;
             let category = after.category(halfmoves);
-            moves.push(MoveInfo { mv, uci, san, zeroing, capture, promotion: mv.promotion_piece(), after, category });
+            moves.push(MoveInfo { mv, uci, san, zeroing, conversion, capture, promotion, after, category });
         }
         moves.sort_by_cached_key(rank_key);
         let position = self.position_info(board)?;
         let own = position.category(halfmoves.saturating_sub(1));
-        resolve_maybe(own, &mut moves);
+        resolve_syzygy(own, &mut moves);
         let category = moves.first().map_or(own, |m| m.category.flipped());
         Ok(MovesReport { position, category, moves })
     }
@@ -273,45 +340,41 @@ fn known<T>(r: Result<T, TbError>) -> Result<Option<T>, TbError> {
 type RankKey = (
     Category,
     Reverse<bool>,
-    Reverse<bool>,
-    Reverse<bool>,
+    (Reverse<bool>, Reverse<bool>),
     bool,
-    bool,
-    Option<Reverse<i32>>,
-    (Reverse<Option<u8>>, Reverse<Option<u8>>),
+    (bool, Option<Reverse<i32>>),
+    (Reverse<Option<PieceType>>, Reverse<Option<PieceType>>),
     String,
 );
 
-/// Lichess's sort key (its DTM terms are always empty here), then UCI.
+/// Lichess's sort key (`MoveInfo::sort_key`; its DTM, DTW and DTC terms
+/// are always empty here), then UCI.
 fn rank_key(m: &MoveInfo) -> RankKey {
     let a = &m.after;
-    let not_losing = !a.dtz_positive();
-    let role = |p: Option<PieceType>| p.map(|p| p as u8);
+    let not_losing = !m.category.is_positive();
     (
         m.category,
         Reverse(a.checkmate),
-        Reverse(a.stalemate),
-        Reverse(a.insufficient_material),
-        m.zeroing ^ not_losing,
-        m.capture.is_some() ^ not_losing,
-        a.dtz.map(|d| Reverse(d.0)),
-        (Reverse(role(m.capture)), Reverse(role(m.promotion))),
+        (Reverse(a.stalemate), Reverse(a.insufficient_material)),
+        m.conversion ^ not_losing,
+        (m.zeroing ^ not_losing, a.dtz.map(|d| Reverse(d.0))),
+        (Reverse(m.capture), Reverse(m.promotion)),
         m.uci.clone(),
     )
 }
 
-/// With the position's own category certain, the leading `maybe-*` moves
+/// With the position's own category certain, the leading `syzygy-*` moves
 /// are what it implies (Lichess's fix-up after sorting).
-fn resolve_maybe(own: Category, moves: &mut [MoveInfo]) {
-    let (maybe, correct) = match own {
-        Category::Win => (Category::MaybeLoss, Category::Loss),
-        Category::CursedWin => (Category::MaybeLoss, Category::BlessedLoss),
-        Category::BlessedLoss => (Category::MaybeWin, Category::CursedWin),
-        Category::Loss => (Category::MaybeWin, Category::Win),
+fn resolve_syzygy(own: Category, moves: &mut [MoveInfo]) {
+    let (ambiguous, correct) = match own {
+        Category::Win => (Category::SyzygyLoss, Category::Loss),
+        Category::CursedWin => (Category::SyzygyLoss, Category::BlessedLoss),
+        Category::BlessedLoss => (Category::SyzygyWin, Category::CursedWin),
+        Category::Loss => (Category::SyzygyWin, Category::Win),
         _ => return,
     };
     for m in moves.iter_mut() {
-        if m.category != maybe {
+        if m.category != ambiguous {
             break;
         }
         m.category = correct;
@@ -358,9 +421,9 @@ mod tests {
         assert_eq!(info(Some(0), false, 7).category(6), Category::Draw);
         assert_eq!(info(None, false, 7).category(6), Category::Unknown);
         // Clock 10 after the move: 90 + 10 = 100 is ambiguous only when rounded.
-        assert_eq!(info(Some(90), true, 10).category(9), Category::MaybeWin);
+        assert_eq!(info(Some(90), true, 10).category(9), Category::SyzygyWin);
         assert_eq!(info(Some(90), false, 10).category(9), Category::Win);
-        assert_eq!(info(Some(-90), true, 10).category(9), Category::MaybeLoss);
+        assert_eq!(info(Some(-90), true, 10).category(9), Category::SyzygyLoss);
         assert_eq!(info(Some(92), true, 10).category(9), Category::CursedWin);
         // The clock had already run out before the move.
         assert_eq!(info(Some(-3), false, 101).category(100), Category::BlessedLoss);
@@ -374,33 +437,129 @@ mod tests {
     #[test]
     fn flipping_a_category_twice_is_the_identity() {
         use Category::*;
-        for c in [Loss, Unknown, MaybeLoss, BlessedLoss, Draw, CursedWin, MaybeWin, Win] {
+        for c in Category::ALL {
             assert_eq!(c.flipped().flipped(), c);
-            assert_ne!(c.name(), "");
+            assert_eq!(serde_json::to_value(c).unwrap(), c.name());
+            assert_eq!(c.is_positive(), c.flipped() < Category::Draw && c.flipped() != Unknown);
         }
         assert_eq!(Win.flipped(), Loss);
-        assert_eq!(MaybeWin.flipped(), MaybeLoss);
+        assert_eq!(SyzygyWin.flipped(), SyzygyLoss);
+        assert!(Category::ALL.windows(2).all(|w| w[0] < w[1]), "ALL is the ranking order");
     }
 
     #[test]
-    fn leading_maybe_moves_are_resolved_by_a_certain_position() {
-        let mv = |category| MoveInfo {
+    fn leading_syzygy_moves_are_resolved_by_a_certain_position() {
+        let mut moves =
+            vec![mv(Category::SyzygyLoss), mv(Category::SyzygyLoss), mv(Category::Draw), mv(Category::SyzygyLoss)];
+        resolve_syzygy(Category::Win, &mut moves);
+        let cats: Vec<_> = moves.iter().map(|m| m.category).collect();
+        assert_eq!(cats, [Category::Loss, Category::Loss, Category::Draw, Category::SyzygyLoss]);
+        resolve_syzygy(Category::Draw, &mut moves);
+        assert_eq!(moves[3].category, Category::SyzygyLoss);
+        let mut blessed = vec![mv(Category::SyzygyWin)];
+        resolve_syzygy(Category::BlessedLoss, &mut blessed);
+        assert_eq!(blessed[0].category, Category::CursedWin);
+    }
+
+    fn mv(category: Category) -> MoveInfo {
+        MoveInfo {
             mv: Move::NONE,
             uci: String::new(),
             san: String::new(),
             zeroing: false,
+            conversion: false,
             capture: None,
             promotion: None,
             after: info(None, false, 0),
             category,
+        }
+    }
+
+    fn ranked(mut moves: Vec<MoveInfo>) -> Vec<String> {
+        moves.sort_by_cached_key(rank_key);
+        moves.into_iter().map(|m| m.uci).collect()
+    }
+
+    fn named(uci: &str, category: Category, dtz: Option<i32>) -> MoveInfo {
+        MoveInfo { uci: uci.into(), after: info(dtz, false, 0), ..mv(category) }
+    }
+
+    #[test]
+    fn conversions_and_zeroing_moves_rank_first_unless_the_move_loses() {
+        let capture = |uci, category, dtz| MoveInfo {
+            zeroing: true,
+            conversion: true,
+            capture: Some(PieceType::Knight),
+            ..named(uci, category, dtz)
         };
-        let mut moves =
-            vec![mv(Category::MaybeLoss), mv(Category::MaybeLoss), mv(Category::Draw), mv(Category::MaybeLoss)];
-        resolve_maybe(Category::Win, &mut moves);
-        let cats: Vec<_> = moves.iter().map(|m| m.category).collect();
-        assert_eq!(cats, [Category::Loss, Category::Loss, Category::Draw, Category::MaybeLoss]);
-        resolve_maybe(Category::Draw, &mut moves);
-        assert_eq!(moves[3].category, Category::MaybeLoss);
+        let push = |uci, category, dtz| MoveInfo { zeroing: true, ..named(uci, category, dtz) };
+        // Winning (the child loses): conversion first, then zeroing, then DTZ.
+        let order = ranked(vec![
+            named("a1a2", Category::Loss, Some(-3)),
+            push("b2b3", Category::Loss, Some(-9)),
+            capture("c1c8", Category::Loss, Some(-20)),
+        ]);
+        assert_eq!(order, ["c1c8", "b2b3", "a1a2"]);
+        // Losing (the child wins): the same moves in the other order.
+        let order = ranked(vec![
+            capture("c1c8", Category::Win, Some(20)),
+            push("b2b3", Category::Win, Some(9)),
+            named("a1a2", Category::Win, Some(3)),
+        ]);
+        assert_eq!(order, ["a1a2", "b2b3", "c1c8"]);
+        // Drawing: a draw is not a win, so conversions come first.
+        let order = ranked(vec![named("a1a2", Category::Draw, Some(0)), capture("c1c8", Category::Draw, Some(0))]);
+        assert_eq!(order, ["c1c8", "a1a2"]);
+    }
+
+    #[test]
+    fn dtz_then_captured_piece_then_promotion_then_uci_break_ties() {
+        // The larger DTZ after the move first (the quicker win), then UCI.
+        let order = ranked(vec![
+            named("a1a3", Category::Loss, Some(-7)),
+            named("a1a4", Category::Loss, Some(-3)),
+            named("a1a2", Category::Loss, Some(-3)),
+            named("a1a5", Category::Unknown, None),
+        ]);
+        assert_eq!(order, ["a1a2", "a1a4", "a1a3", "a1a5"]);
+        let take = |uci, piece| MoveInfo {
+            zeroing: true,
+            conversion: true,
+            capture: Some(piece),
+            ..named(uci, Category::Draw, Some(0))
+        };
+        let promote = |uci, piece| MoveInfo {
+            zeroing: true,
+            conversion: true,
+            promotion: Some(piece),
+            ..named(uci, Category::Draw, Some(0))
+        };
+        let order = ranked(vec![
+            promote("b7b8n", PieceType::Knight),
+            take("h1h8", PieceType::Rook),
+            promote("b7b8q", PieceType::Queen),
+            take("g1g8", PieceType::Queen),
+            take("a1a8", PieceType::Rook),
+        ]);
+        assert_eq!(order, ["g1g8", "a1a8", "h1h8", "b7b8q", "b7b8n"]);
+    }
+
+    #[test]
+    fn checkmate_then_stalemate_then_insufficient_material_lead_their_category() {
+        let flagged = |uci, f: fn(&mut PositionInfo)| {
+            let mut m = named(uci, Category::Draw, Some(0));
+            f(&mut m.after);
+            m
+        };
+        let order = ranked(vec![
+            named("a1a2", Category::Draw, Some(0)),
+            flagged("a1a3", |p| p.insufficient_material = true),
+            flagged("a1a4", |p| p.stalemate = true),
+        ]);
+        assert_eq!(order, ["a1a4", "a1a3", "a1a2"]);
+        let mut mate = named("h1h8", Category::Loss, Some(-1));
+        mate.after.checkmate = true;
+        assert_eq!(ranked(vec![named("a1a2", Category::Loss, Some(-1)), mate])[0], "h1h8");
     }
 }
 

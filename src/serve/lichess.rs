@@ -1,0 +1,250 @@
+//! The routes shaped as Lichess's own services, so that their clients
+//! (berserk, lila, lichess-bot, GUIs) work against `archivist serve` by a
+//! change of base URL:
+//!
+//! | route | Lichess's service | answer |
+//! |---|---|---|
+//! | `GET /standard?fen=` | lila-tablebase | [`TablebaseAnswer`] (also at `/api/tablebase`) |
+//! | `GET /standard/mainline?fen=` | lila-tablebase | [`MainlineAnswer`]; 404 outside the tables |
+//! | `GET /atomic…`, `/antichess…` | lila-tablebase | 400: variants are not served |
+//! | `GET /api/cloud-eval?fen=&multiPv=` | lichess.org | the saved table's line ([`CloudEval`]); 404 when it has none |
+//!
+//! FENs are read as Lichess reads them ([`super::lenient`]: underscores
+//! for spaces, bad castling rights and en-passant squares dropped); `dtc=`
+//! is accepted and ignored. `Accept: application/cbor` gets CBOR, anything
+//! else that accepts JSON (or `*/*`, or no `Accept`) JSON, and an `Accept`
+//! that takes neither 406, as lila-tablebase's content negotiation does.
+//! Errors are `{"error": …}` in JSON. Every answer of these routes carries
+//! `Access-Control-Allow-Origin: *`. Probes run on the blocking pool
+//! ([`super::blocking`]), never on the async workers.
+
+use super::api::query;
+use super::{blocking, ApiError, State};
+use crate::board::Board;
+use crate::search::{table_line, Score};
+use crate::tb::{MainlineAnswer, TablebaseAnswer, Tablebases, TbError};
+use crate::types::Color;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State as Shared};
+use axum::http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// How an answer is encoded, from the request's `Accept`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Cbor,
+}
+
+impl Format {
+    /// The encoding `Accept` asks for: the supported type with the highest
+    /// `q` (`*/*` means JSON), JSON without the header, `None` when it
+    /// names neither.
+    pub fn negotiate(headers: &HeaderMap) -> Option<Format> {
+        let Some(accept) = headers.get(ACCEPT) else { return Some(Format::Json) };
+        let accept = accept.to_str().ok()?;
+        let mut best: Option<(Format, f32)> = None;
+        for item in accept.split(',') {
+            let mut parts = item.split(';').map(str::trim);
+            let format = match parts.next().unwrap_or("") {
+                "application/json" | "*/*" => Format::Json,
+                "application/cbor" => Format::Cbor,
+                _ => continue,
+            };
+            let q = parts.find_map(|p| p.strip_prefix("q=")).map_or(1.0, |q| q.parse::<f32>().unwrap_or(0.0));
+            if best.map_or(true, |(_, b)| q > b) {
+                best = Some((format, q));
+            }
+        }
+        best.map(|(f, _)| f)
+    }
+
+    /// `value` encoded, with its content type.
+    pub fn respond<T: Serialize>(self, value: &T) -> Response {
+        let encoded = match self {
+            Format::Json => serde_json::to_vec(value).map_err(|e| e.to_string()),
+            Format::Cbor => {
+                let mut bytes = Vec::new();
+                ciborium::into_writer(value, &mut bytes).map(|()| bytes).map_err(|e| e.to_string())
+            }
+        };
+        let content_type = match self {
+            Format::Json => "application/json",
+            Format::Cbor => "application/cbor",
+        };
+        match encoded {
+            Ok(body) => ([(CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response(),
+            Err(e) => ApiError::internal(format!("encoding the answer: {e}")).into_response(),
+        }
+    }
+}
+
+/// The format of a request, or its 406.
+fn format(headers: &HeaderMap) -> Result<Format, ApiError> {
+    Format::negotiate(headers).ok_or_else(|| ApiError {
+        status: StatusCode::NOT_ACCEPTABLE,
+        message: "only application/json and application/cbor are served".into(),
+    })
+}
+
+/// The query of lila-tablebase: `fen`, and `dtc` (accepted, ignored: no
+/// DTC tables are read).
+#[derive(Debug, Deserialize)]
+pub struct TablebaseQuery {
+    pub fen: String,
+    #[serde(default)]
+    pub dtc: Option<String>,
+}
+
+/// The board of a Lichess request, or its 400.
+pub fn lichess_board(fen: &str) -> Result<Board, ApiError> {
+    super::lenient::board(fen).map_err(|e| ApiError::bad_request(format!("bad FEN '{fen}': {e}")))
+}
+
+/// A table that cannot be read is the server's failure (500); a position
+/// outside the tables is the client's (404).
+fn tb_error(e: TbError) -> ApiError {
+    let status = if e.is_failure() { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::NOT_FOUND };
+    ApiError { status, message: e.to_string() }
+}
+
+/// `GET /standard?fen=` (and `/api/tablebase`): every legal move ranked,
+/// as lila-tablebase answers ([`TablebaseAnswer`]). A position outside the
+/// tables (too many pieces, castling rights, a missing table, no
+/// `--syzygy`) is answered `unknown`, not refused.
+pub async fn standard(
+    Shared(s): Shared<Arc<State>>,
+    headers: HeaderMap,
+    q: Result<Query<TablebaseQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let format = format(&headers)?;
+    let mut board = lichess_board(&query(q)?.fen)?;
+    let answer: Result<TablebaseAnswer, TbError> =
+        blocking(&s, move |s| s.tb.probe_moves(&mut board).map(|r| r.answer())).await?;
+    Ok(format.respond(&answer.map_err(tb_error)?))
+}
+
+/// `GET /standard/mainline?fen=`: [`MainlineAnswer`], 404 for a position
+/// outside the tables.
+pub async fn mainline(
+    Shared(s): Shared<Arc<State>>,
+    headers: HeaderMap,
+    q: Result<Query<TablebaseQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let format = format(&headers)?;
+    let board = lichess_board(&query(q)?.fen)?;
+    let answer: Result<MainlineAnswer, TbError> = blocking(&s, move |s| s.tb.mainline(&board)).await?;
+    Ok(format.respond(&answer.map_err(tb_error)?))
+}
+
+/// `/atomic`, `/antichess` and their mainlines: the variants lila-tablebase
+/// also serves, not served here.
+pub async fn variant() -> ApiError {
+    ApiError::bad_request("variant not supported: only /standard is served")
+}
+
+/// The query of Lichess's cloud evaluation.
+#[derive(Debug, Deserialize)]
+pub struct CloudEvalQuery {
+    pub fen: String,
+    #[serde(rename = "multiPv", default = "one")]
+    pub multi_pv: u32,
+    #[serde(default)]
+    pub variant: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Lichess's cloud evaluation answer, from the saved table: the position's
+/// FEN, the saved search's `depth` and `knodes`, and one line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CloudEval {
+    pub fen: String,
+    /// Thousands of nodes of the saved search when the position is its
+    /// root (the SFTT header's count), else 0: the table keeps no count per
+    /// entry.
+    pub knodes: u64,
+    pub depth: i32,
+    pub pvs: Vec<CloudLine>,
+}
+
+/// One line: its moves as one space-separated UCI string and its score
+/// from White's side (`cp`, or `mate` in moves, positive when White mates).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CloudLine {
+    pub moves: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+}
+
+/// Moves at most in a cloud line (Lichess's are shorter).
+const MAX_CLOUD_LINE: usize = 32;
+
+/// `GET /api/cloud-eval?fen=&multiPv=&variant=`: the saved table's entry
+/// for the position as Lichess's cloud evaluation; 404 when the table
+/// (or `--hash-file`) has no entry with a legal move for it. `multiPv` (1
+/// to 5, as Lichess) above 1 gives the one line the table holds.
+pub async fn cloud_eval(
+    Shared(s): Shared<Arc<State>>,
+    headers: HeaderMap,
+    q: Result<Query<CloudEvalQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let format = format(&headers)?;
+    let q = query(q)?;
+    if !(1..=5).contains(&q.multi_pv) {
+        return Err(ApiError::bad_request("multiPv must be 1 to 5"));
+    }
+    if q.variant.as_deref().is_some_and(|v| v != "standard" && v != "chess") {
+        return Err(ApiError::bad_request("variant not supported: only standard"));
+    }
+    let board = lichess_board(&q.fen)?;
+    let eval = blocking(&s, move |s| saved_eval(s, &board)).await?;
+    eval.map(|e| format.respond(&e)).ok_or_else(|| ApiError {
+        status: StatusCode::NOT_FOUND,
+        message: "No cloud evaluation available for that position".into(),
+    })
+}
+
+/// The saved table's line for `board`, if it holds one.
+fn saved_eval(s: &State, board: &Board) -> Option<CloudEval> {
+    let (tt, header) = s.saved.as_ref()?;
+    let entry = tt.probe(board.key())?;
+    let line = table_line(tt, board, MAX_CLOUD_LINE);
+    if line.is_empty() {
+        return None;
+    }
+    let mut b = board.clone();
+    let moves: Vec<String> = line
+        .iter()
+        .map(|&m| {
+            let uci = b.move_to_uci(m);
+            b.make_move(m);
+            uci
+        })
+        .collect();
+    let white = if board.side_to_move() == Color::White { 1 } else { -1 };
+    let (cp, mate) = match Score::from_value(i32::from(entry.value)) {
+        Score::Cp(cp) => (Some(white * cp), None),
+        Score::Mate(n) => (None, Some(white * n)),
+    };
+    let root = header.root_pos.as_deref().and_then(|f| Board::from_fen(f, false).ok());
+    let knodes = if root.is_some_and(|r| r.key() == board.key()) { header.nodes / 1000 } else { 0 };
+    Some(CloudEval {
+        fen: board.fen(),
+        knodes,
+        depth: entry.depth(),
+        pvs: vec![CloudLine { moves: moves.join(" "), cp, mate }],
+    })
+}
+
+/// No tables: what `State` holds without `--syzygy`.
+pub fn no_tables() -> Arc<Tablebases> {
+    Arc::new(Tablebases::empty())
+}
