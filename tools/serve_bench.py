@@ -12,9 +12,10 @@ latency over --seconds of load from --connections connections on 2 wrk
 threads; routes:
 
 * `/standard?fen=` over 20,000 random 3-5-piece positions of the tables in
-  ../shared/syzygy (halfmove clocks 0-120), archivist and lila-tablebase
-  (as it runs by default, with its response cache, and with `--cache 0`,
-  which probes every request as archivist does);
+  ../shared/syzygy (halfmove clocks 0-120), archivist and lila-tablebase:
+  as it runs by default (tables read with pread, a response cache), with
+  `--mmap` (tables mapped, as archivist maps them), and with `--mmap
+  --cache 0` (every request probed, as archivist does);
 * `/api/book?fen=` over 2,000 positions along random lines of Debian's
   gnuchess book (archivist only: lila-tablebase has no books).
 
@@ -135,7 +136,8 @@ def main():
             rows.append(("archivist", "/api/book", wrk(ours, [q("/api/book", f) for f in book_fens], args, tmp)))
             agreement = None
             if args.lila:
-                for label, extra in (("lila-tablebase", []), ("lila-tablebase --cache 0", ["--cache", "0"])):
+                for label, extra in (("lila-tablebase", []), ("lila-tablebase --mmap", ["--mmap"]),
+                                     ("lila-tablebase --mmap --cache 0", ["--mmap", "--cache", "0"])):
                     port = free_port()
                     lila = Server(label, [args.lila, "--standard", str(SYZYGY), "--bind", f"127.0.0.1:{port}", *extra],
                                   port)
@@ -149,9 +151,9 @@ def main():
                 s.stop()
     print(f"serve-bench: wrk, 2 threads, {args.connections} connections, {args.seconds} s per row; "
           f"{len(tb_fens)} tablebase positions (3-5 pieces, clocks 0-120), {len(book_fens)} book positions")
-    print(f"{'server':<26} {'route':<20} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
+    print(f"{'server':<32} {'route':<20} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
     for name, route, r in rows:
-        print(f"{name:<26} {route:<20} {r['rate']:>9.0f} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['max_ms']:>8.1f} "
+        print(f"{name:<32} {route:<20} {r['rate']:>9.0f} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['max_ms']:>8.1f} "
               f"{r['errors']:>7}")
     if not args.lila:
         print("lila-tablebase: not run (make serve-bench LILA_TABLEBASE=path/to/lila-tablebase; README.md says how)")
