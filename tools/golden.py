@@ -25,8 +25,8 @@ says so when that input already differs.
 Compared: the exit status; stdout and stderr with the timing figures masked
 (STREAM_MASKS), a stdout that is JSON (one document, or one per line)
 compared parsed, so that key order may change; every file a step creates
-(the self-play run log with its command line and clock fields masked,
-RUNLOG_MASKS). Inputs no file of the repository holds are written into
+(the self-play run log and a training leg's ledger with their command
+line and clock fields masked, RUNLOG_MASKS and LEDGER_MASKS). Inputs no file of the repository holds are written into
 each run's directory first (INPUTS: an ABK book from Arena's documented
 layout). `bench` compares only
 the final `N nodes` count, which must also equal the newest `Bench: N` line
@@ -60,12 +60,15 @@ STREAM_MASKS = [
     (r"Total time \(ms\) : \d+", "Total time (ms) : <time>"),
     (r"\d+(\.\d+)?% of the time", "<share> of the time"),
     (r"peak memory \d+ MB", "peak memory <mem>"),
+    (r"\(\d+ per thread\)", "(<rate> per thread)"),
 ]
 # The self-play run log (<out>.runs.json) names the binary and the clock.
 RUNLOG_MASKS = [
     (r'"command": "[^"]*"', '"command": "<command>"'),
     (r'"(started|ended)_unix": \d+', r'"\1_unix": <clock>'),
 ]
+# A training leg's ledger (<out>.ckpt.json): the command and each leg's time.
+LEDGER_MASKS = RUNLOG_MASKS + [(r'"seconds": [\d.e-]+', '"seconds": <time>'), (r'"unix_time": \d+', '"unix_time": <clock>')]
 
 
 def shared(*parts):
@@ -240,6 +243,8 @@ def run_step(binary, workdir, argv, stdin):
         data = (workdir / name).read_bytes()
         if name.endswith(".runs.json"):
             data = mask(data.decode(), RUNLOG_MASKS).encode()
+        elif name.endswith(".ckpt.json"):
+            data = mask(data.decode(), LEDGER_MASKS).encode()
         files[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         contents[name] = data
     result = {"rc": p.returncode, **streams, "files": files}
