@@ -11,8 +11,9 @@
 //! the virtualenv's).
 
 use archivist::board::Board;
-use archivist::book::polyglot::PolyglotBook;
-use archivist::book::{convert, BookFormat};
+use archivist::book::format::polyglot::PolyglotBook;
+use archivist::book::play::BookFormat;
+use archivist::book::tools::convert;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! the process's resident memory, beside an in-memory `HashMap` of the same
 //! entries in the same run.
 
-use archivist::book::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
+use archivist::book::format::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
 use archivist::types::Move;
 use std::collections::HashMap;
 use std::time::Instant;

@@ -9,8 +9,8 @@ pub mod from_tt;
 pub mod positions;
 
 use crate::board::Board;
-use crate::book::elo;
-use crate::book::yacb::{Elo, Source, YacbEntry};
+use crate::book::format::elo;
+use crate::book::format::yacb::{Elo, Source, YacbEntry};
 use crate::search::book::value_to_entry;
 use crate::search::{Limits, SearchConfig, Searcher};
 use crate::tt::Bound;
@@ -77,7 +77,7 @@ impl Analyser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::yacb::{BoundType, ValueType};
+    use crate::book::format::yacb::{BoundType, ValueType};
 
     #[test]
     fn analysis_finds_the_mate_and_names_the_move() {

@@ -66,9 +66,9 @@ pub struct Engine {
     net: Option<Arc<crate::nnue::Network>>,
     /// The network built into the binary, used when EvalFile is empty.
     builtin: Option<Arc<crate::nnue::Network>>,
-    books: Arc<crate::book::select::OpeningBooks>,
+    books: Arc<crate::book::play::shelf::OpeningBooks>,
     /// BookFileWhite, BookFileBlack: probed before `books` for that colour.
-    side_books: [crate::book::select::OpeningBooks; 2],
+    side_books: [crate::book::play::shelf::OpeningBooks; 2],
     learner: learning::Learner,
     rng: u64,
 }
@@ -87,7 +87,7 @@ impl Engine {
             tb: None,
             net: crate::nnue::builtin::network(),
             builtin: crate::nnue::builtin::network(),
-            books: Arc::new(crate::book::select::OpeningBooks::default()),
+            books: Arc::new(crate::book::play::shelf::OpeningBooks::default()),
             side_books: Default::default(),
             learner: learning::Learner::default(),
             rng: std::time::SystemTime::now()
@@ -254,7 +254,7 @@ impl Engine {
         let shared = Arc::new(self.searcher.lock().control(limits.ponder));
         let mut config = self.search_config();
         // Beyond BookDepth at the root, no node below it is within either.
-        let in_depth = crate::book::within_book_depth(&self.board, self.options.book_depth);
+        let in_depth = crate::book::play::within_book_depth(&self.board, self.options.book_depth);
         if self.options.book_in_search && !self.books.is_empty() && in_depth {
             let min_elo = search_elo(&limits, self.options.threads, self.options.move_overhead_ms);
             self.message(format!("book in search: entries rated {min_elo} or more are used"));
@@ -399,7 +399,7 @@ impl Engine {
     /// (Re)opens `BookFile`, `BookFileWhite` and `BookFileBlack`; every
     /// book is verified in full first.
     fn load_books(&mut self) -> Option<String> {
-        use crate::book::select::OpeningBooks;
+        use crate::book::play::shelf::OpeningBooks;
         let mut parts = Vec::new();
         let lists = [
             ("", self.options.book_file.clone()),
@@ -456,13 +456,13 @@ impl Engine {
     }
 
     /// The book lists for the side to move: its colour's books, then BookFile's.
-    fn book_lists(&self, side: crate::types::Color) -> [&crate::book::select::OpeningBooks; 2] {
+    fn book_lists(&self, side: crate::types::Color) -> [&crate::book::play::shelf::OpeningBooks; 2] {
         [&self.side_books[side as usize], &*self.books]
     }
 
-    fn book_play(&self) -> crate::book::select::Play<'_> {
+    fn book_play(&self) -> crate::book::play::select::Play<'_> {
         let o = &self.options;
-        crate::book::select::Play {
+        crate::book::play::select::Play {
             selection: o.book_selection,
             variety_cp: o.book_variety,
             min_weight: o.book_min_weight,
@@ -476,7 +476,7 @@ impl Engine {
         let mut after = self.board.clone();
         after.make_move(mv);
         let lists = self.book_lists(after.side_to_move());
-        crate::book::select::ponder_in(&lists, &self.board, mv, &self.book_play())
+        crate::book::play::select::ponder_in(&lists, &self.board, mv, &self.book_play())
     }
 
     /// Seeds the book's random choices (tests, reproducible self-play).
@@ -485,16 +485,16 @@ impl Engine {
     }
 
     /// A book move for the current position, if the options allow one.
-    pub fn book_move(&mut self) -> Option<crate::book::select::BookChoice> {
+    pub fn book_move(&mut self) -> Option<crate::book::play::select::BookChoice> {
         let o = &self.options;
         let b = &self.board;
         let lists = self.book_lists(b.side_to_move());
-        if !o.own_book || lists.iter().all(|l| l.is_empty()) || !crate::book::within_book_depth(b, o.book_depth) {
+        if !o.own_book || lists.iter().all(|l| l.is_empty()) || !crate::book::play::within_book_depth(b, o.book_depth) {
             return None;
         }
         let mut board = self.board.clone();
         let mut rng = self.rng;
-        let choice = crate::book::select::choose_in(&lists, &mut board, &self.book_play(), &mut rng);
+        let choice = crate::book::play::select::choose_in(&lists, &mut board, &self.book_play(), &mut rng);
         self.rng = rng;
         choice
     }
@@ -645,13 +645,13 @@ impl Drop for Engine {
 pub const NPS_PER_THREAD: u64 = 2_000_000;
 
 /// What a search with these limits is worth on the YACB elo scale
-/// ([`crate::book::elo`]): the smallest node budget any limit allows (`go
+/// ([`crate::book::format::elo`]): the smallest node budget any limit allows (`go
 /// nodes`; a time limit at [`NPS_PER_THREAD`] per thread; `go depth` at the
 /// bench's nodes for that depth), estimated for `threads`. A search without
 /// any of these limits (`go infinite`, `go mate`) is worth more than every
 /// rated entry, so BookInSearch then uses only irreplaceable ones.
 pub fn search_elo(limits: &Limits, threads: usize, overhead_ms: u64) -> i32 {
-    use crate::book::elo;
+    use crate::book::format::elo;
     let threads = threads.max(1);
     let per_ms = NPS_PER_THREAD / 1000 * threads as u64;
     let mut budgets: Vec<(u64, usize)> = Vec::new();

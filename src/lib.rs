@@ -2,15 +2,16 @@
 //! keeps on disk.
 //!
 //! Dependencies point one way: a module uses only modules of its own row
-//! (to its left, where an arrow says so) or of the rows above it.
+//! (to its left, where an arrow says so) or of the rows above it; a test
+//! holds it (`layering.rs`).
 //!
 //! | layer | modules |
 //! | --- | --- |
-//! | support | `types`, `codec` → `spill`, `atomic_file`, `mapped`, `input`, `logging` |
+//! | support | `types`; `atomic_file` → `codec` → `spill`; `mapped`, `input`, `ordered`, `logging` |
 //! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
 //! | knowledge | `eval`, `nnue`, `tt`, `tb`, `book`, `records` |
 //! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
-//! | front | `engine` → `uci`; `serve` (the local explorer); `cli` (every subcommand) |
+//! | front | `engine` → `uci` → `cli`; `serve` (the local explorer) → `cli` (every subcommand) |
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -34,6 +35,8 @@ pub mod engine;
 pub mod epd;
 pub mod eval;
 pub mod input;
+#[cfg(test)]
+mod layering;
 pub mod logging;
 pub mod mapped;
 pub mod nnue;

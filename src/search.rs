@@ -155,6 +155,23 @@ impl Score {
     }
 }
 
+/// Win/draw/loss per mille from a score (a logistic model: a draw is most
+/// likely at 0, a win at ≥ +400 cp; mates are certain): what UCI's
+/// `UCI_ShowWDL` and the service's live analysis show.
+pub fn wdl_model(value: i32) -> (u32, u32, u32) {
+    if value >= MATE_IN_MAX_PLY {
+        return (1000, 0, 0);
+    }
+    if value <= -MATE_IN_MAX_PLY {
+        return (0, 0, 1000);
+    }
+    let v = value.clamp(-4000, 4000) as f64;
+    let w = 1000.0 / (1.0 + ((200.0 - v) / 90.0).exp());
+    let l = 1000.0 / (1.0 + ((200.0 + v) / 90.0).exp());
+    let (w, l) = (w.round() as u32, l.round() as u32);
+    (w, 1000u32.saturating_sub(w + l), l)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct InfoLine {
     pub depth: i32,

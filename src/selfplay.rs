@@ -22,7 +22,7 @@
 //!   without a log, the number of games in it), so no game repeats.
 //!
 //! Hooks: an opening book plugs in as an [`OpeningSource`] (see
-//! [`openings::BookWalk`] and [`crate::book::offer`]) through [`open_book`],
+//! [`openings::BookWalk`] and [`crate::book::play::offer`]) through [`open_book`],
 //! Syzygy tablebases as an [`Adjudicator`] through [`open_tablebases`].
 
 pub mod adjudication;
@@ -133,20 +133,21 @@ pub struct Hooks {
     pub net: Option<(std::sync::Arc<crate::nnue::Network>, String)>,
 }
 
-/// A book that [`crate::book::Book::playable`] accepted.
-struct PlayableBook(crate::book::Book);
+/// A book that [`crate::book::play::Book::playable`] accepted.
+struct PlayableBook(crate::book::play::Book);
 
-impl crate::book::offer::Offers for PlayableBook {
-    fn offers(&self, board: &mut crate::board::Board) -> Vec<crate::book::offer::Offer> {
+impl crate::book::play::offer::Offers for PlayableBook {
+    fn offers(&self, board: &mut crate::board::Board) -> Vec<crate::book::play::offer::Offer> {
         self.0.playable().map_or_else(|_| Vec::new(), |b| b.offers(board))
     }
 }
 
-/// Opens a playable book (through [`crate::book::open()`]) as an opening
+/// Opens a playable book (through [`crate::book::play::open()`]) as an opening
 /// source that walks the book's offers from the start position.
 pub fn open_book(path: &Path, chess960: bool, max_plies: u32) -> Result<Box<dyn OpeningSource>, OpeningError> {
     let path_name = path.display().to_string();
-    let book = crate::book::open(path).map_err(|source| OpeningError::Book { path: path_name.clone(), source })?;
+    let book =
+        crate::book::play::open(path).map_err(|source| OpeningError::Book { path: path_name.clone(), source })?;
     if let Err(source) = book.playable() {
         return Err(OpeningError::NotPlayable { path: path_name, source });
     }

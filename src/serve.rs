@@ -36,7 +36,8 @@ mod lenient;
 pub mod lichess;
 mod live;
 
-use crate::book::{self, Book};
+use crate::book::format::learn;
+use crate::book::play::{self, Book};
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -107,7 +108,7 @@ pub struct ServeOptions {
 #[non_exhaustive]
 pub enum ServeError {
     #[error("{path}: {source}")]
-    Book { path: PathBuf, source: book::BookError },
+    Book { path: PathBuf, source: play::BookError },
     #[error("two books are named '{0}' (books are chosen by file name)")]
     DuplicateBook(String),
     #[error("{path}: {source}")]
@@ -125,7 +126,7 @@ pub struct NamedBook {
     pub name: String,
     pub book: Book,
     /// Learned results beside it (`BookLearn`'s side file), when one exists.
-    pub learn: Option<book::learn::LearnTable>,
+    pub learn: Option<learn::LearnTable>,
 }
 
 /// What every request shares, read-only.
@@ -155,12 +156,12 @@ impl State {
             if books.iter().any(|b| b.name == name) {
                 return Err(ServeError::DuplicateBook(name));
             }
-            let b = book::open(path).map_err(|source| ServeError::Book { path: path.clone(), source })?;
+            let b = play::open(path).map_err(|source| ServeError::Book { path: path.clone(), source })?;
             // The learn side file as play reads it (none: an empty table);
             // one that cannot be read is reported and left out, the book
             // still serves.
-            let side = book::learn::side_path(path);
-            let learn = match book::learn::LearnTable::load(&side) {
+            let side = learn::side_path(path);
+            let learn = match learn::LearnTable::load(&side) {
                 Ok(t) => (!t.entries.is_empty()).then_some(t),
                 Err(e) => {
                     tracing::warn!("{}: not used: {e}", side.display());

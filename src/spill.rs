@@ -7,7 +7,7 @@
 //! Items arrive in input order and are held by bucket of key
 //! ([`Buckets`]): one at a time into a list per bucket, or as whole
 //! batches already grouped by bucket ([`Grouped`]). When the held items
-//! reach a limit they are written to a spill file ([`file`]), bucket
+//! reach a limit they are written to a spill file ([`file`](mod@file)), bucket
 //! after bucket; at the end the files (combined a fan-in at a time while
 //! there are too many) and what is still held are read back one bucket at
 //! a time ([`Spilled`]). A bucket too large for its reader's memory is

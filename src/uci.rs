@@ -51,7 +51,7 @@ pub fn format_info(info: &crate::search::InfoLine, chess960: bool, show_wdl: boo
         _ => "",
     };
     let wdl = if show_wdl {
-        let (w, d, l) = wdl_model(info.value);
+        let (w, d, l) = crate::search::wdl_model(info.value);
         format!(" wdl {w} {d} {l}")
     } else {
         String::new()
@@ -71,22 +71,6 @@ pub fn format_info(info: &crate::search::InfoLine, chess960: bool, show_wdl: boo
     )
     .trim_end()
     .to_string()
-}
-
-/// Win/draw/loss per mille from a score (a logistic model: a draw is most
-/// likely at 0, a win at ≥ +400 cp; mates are certain).
-pub fn wdl_model(value: i32) -> (u32, u32, u32) {
-    if value >= crate::search::MATE_IN_MAX_PLY {
-        return (1000, 0, 0);
-    }
-    if value <= -crate::search::MATE_IN_MAX_PLY {
-        return (0, 0, 1000);
-    }
-    let v = value.clamp(-4000, 4000) as f64;
-    let w = 1000.0 / (1.0 + ((200.0 - v) / 90.0).exp());
-    let l = 1000.0 / (1.0 + ((200.0 + v) / 90.0).exp());
-    let (w, l) = (w.round() as u32, l.round() as u32);
-    (w, 1000u32.saturating_sub(w + l), l)
 }
 
 pub struct Uci {

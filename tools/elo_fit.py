@@ -12,7 +12,7 @@ variance of the score by the delta method), so a plain chain of rungs is
 just the running sum of its differences and cross-checks (more pairings
 than players) are averaged in. Prints every player's Elo with its standard
 error, the `(nodes, elo)` points of the Archivist players (`archN`), and the
-least-squares line through them in log2(nodes) that `src/book/elo.rs` uses.
+least-squares line through them in log2(nodes) that `src/book/format/elo.rs` uses.
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def main(paths: list[str]) -> int:
         print(f"{p:<12} {e:+12.0f}   {se:8.0f}")
     arch = sorted((nodes_of(p), e) for p, (e, _) in fit.items() if p.startswith("arch"))
     if arch:
-        print("\nCALIBRATION (nodes, elo) for src/book/elo.rs:")
+        print("\nCALIBRATION (nodes, elo) for src/book/format/elo.rs:")
         print("[" + ", ".join(f"({n:.0f}.0, {e:.0f}.0)" for n, e in arch) + "]")
     if len(arch) >= 2:
         a, b = line_fit([(math.log2(n / 1e6), e) for n, e in arch])

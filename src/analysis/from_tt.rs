@@ -9,13 +9,13 @@
 //! this way knows its side to move, and its entry becomes a YACB entry
 //! (see [`crate::search::book::value_to_entry`]): value and bound in white's view, source
 //! TT, best move the TT move when it is legal there (none otherwise), elo
-//! from the entry's depth ([`crate::book::elo::estimate_for_depth`]).
+//! from the entry's depth ([`crate::book::format::elo::estimate_for_depth`]).
 //! Entries below `min_depth`, entries without a value, and entries the walk
 //! never reaches are dropped and counted.
 
 use crate::board::Board;
-use crate::book::elo;
-use crate::book::yacb::{Elo, Source, YacbEntry};
+use crate::book::format::elo;
+use crate::book::format::yacb::{Elo, Source, YacbEntry};
 use crate::search::book::value_to_entry;
 use crate::tt::persist::{self, SfttError};
 use crate::tt::TtEntry;
@@ -86,7 +86,7 @@ pub fn convert(
             None => stats.without_value += 1,
         }
     };
-    crate::book::walk_known(&roots, usize::MAX, Board::key, visit, |_, _, k| table.contains_key(&k));
+    crate::book::format::walk_known(&roots, usize::MAX, Board::key, visit, |_, _, k| table.contains_key(&k));
     let reached = out.len() as u64 + stats.without_value;
     stats.unreached = table.len() as u64 - reached;
     stats.written = out.len() as u64;
@@ -97,7 +97,7 @@ pub fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::yacb::BoundType;
+    use crate::book::format::yacb::BoundType;
     use crate::search::{Limits, SearchConfig, Searcher};
     use crate::tt::persist::SfttHeader;
     use crate::tt::Bound;

@@ -1,7 +1,7 @@
 //! The positions `book analyse` searches, gathered from its input file:
 //!
 //! * a YACB book: walked from the roots through legal moves into positions
-//!   the book has ([`crate::book::walk_known`]), at most `max_ply` deep;
+//!   the book has ([`crate::book::format::walk_known`]), at most `max_ply` deep;
 //!   the book's entries never reached count as skipped;
 //! * a PGN file: every position of every game's main line within its first
 //!   `max_ply` moves, the position reached included ([`crate::pgn::Game::replay_first`]);
@@ -9,7 +9,7 @@
 //! * an EPD/FEN file: one position per line ([`crate::epd`]); a bad line is
 //!   skipped.
 //!
-//! The input's kind is [`crate::book::input_kind`]'s (the one rule for
+//! The input's kind is [`crate::book::play::input_kind`]'s (the one rule for
 //! books, PGN and EPD); a book of another format than YACB is refused.
 //!
 //! Each distinct position (by engine key) is kept once, in the order first
@@ -17,8 +17,8 @@
 //! to report.
 
 use crate::board::Board;
-use crate::book::yacb::{YacbBook, YacbError};
-use crate::book::{input_kind, BookError, BookFormat, InputKind};
+use crate::book::format::yacb::{YacbBook, YacbError};
+use crate::book::play::{input_kind, BookError, BookFormat, InputKind};
 use crate::epd::EpdError;
 use crate::pgn::{self, ReadOptions, ReplayError};
 use std::collections::HashSet;
@@ -135,7 +135,13 @@ fn walk_book(book: &YacbBook, roots: &[Board], max_ply: usize) -> Vec<Board> {
     let roots = if roots.is_empty() { &start[..] } else { roots };
     let mut out = Vec::new();
     let key = |b: &Board| book.key_type().key(b);
-    crate::book::walk_known(roots, max_ply, key, |b, _| out.push(b.clone()), |_, _, k| book.lookup(k).is_some());
+    crate::book::format::walk_known(
+        roots,
+        max_ply,
+        key,
+        |b, _| out.push(b.clone()),
+        |_, _, k| book.lookup(k).is_some(),
+    );
     out
 }
 
@@ -208,7 +214,7 @@ mod tests {
 
     #[test]
     fn a_yacb_book_is_walked_from_the_roots_and_unreached_entries_are_skipped() {
-        use crate::book::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
+        use crate::book::format::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
         let dir = TempDir::new("yacb");
         let path = dir.file("b.yacb");
         let mut after_e4 = Board::startpos();

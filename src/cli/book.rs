@@ -1,10 +1,12 @@
 //! `archivist book …`: build books from PGN, probe, inspect and verify
 //! them, convert among the formats. Every book is opened through
-//! [`crate::book::open()`].
+//! [`crate::book::play::open()`].
 
 use crate::board::Board;
-use crate::book::report::Report;
-use crate::book::{self, convert, Book, BookFormat};
+use crate::book;
+use crate::book::play::report::Report;
+use crate::book::play::{Book, BookFormat};
+use crate::book::tools::convert;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -40,7 +42,7 @@ pub enum BookCommand {
     Analyse(super::yacb_build::AnalyseArgs),
     /// A YACB book from a saved transposition table (SFTT), walked from its root position.
     FromTt(super::yacb_build::FromTtArgs),
-    /// Show a book's entries for a position and its children (YACB, Polyglot or ABK, told as `book::open` tells them).
+    /// Show a book's entries for a position and its children (YACB, Polyglot or ABK, told as `book::play::open` tells them).
     Probe(ProbeArgs),
     /// YACB: header fields, entry count, value/bound/source counts, elo range.
     /// Polyglot: entries, positions, moves per position, weights, learn values.
@@ -126,7 +128,7 @@ pub fn run(command: BookCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn open(path: &Path) -> anyhow::Result<Book> {
-    book::open(path).with_context(|| path.display().to_string())
+    book::play::open(path).with_context(|| path.display().to_string())
 }
 
 /// `book info`: what each format's header and entries say.
@@ -151,7 +153,7 @@ fn unit(book: &Book) -> &'static str {
 
 /// `book verify`: the book opened and validated in full.
 fn verify(path: &Path) -> ExitCode {
-    match book::open(path) {
+    match book::play::open(path) {
         Ok(book) => {
             println!("{}: valid {} book, {} {}", path.display(), book.format().title(), book.len(), unit(&book));
             ExitCode::SUCCESS
@@ -179,7 +181,7 @@ fn dump(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
 fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     let mut board = Board::from_fen(&args.fen, args.chess960).with_context(|| format!("bad FEN '{}'", args.fen))?;
     let book = open(&args.book)?;
-    let out = crate::book::report::report(&book, &mut board, None)
+    let out = crate::book::play::report::report(&book, &mut board, None)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.book.display()))?;
     if args.json {
         println!("{}", serde_json::to_string(&out)?);
@@ -216,7 +218,7 @@ fn convert_book(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         Some(ConvertTo::Sbob) => BookFormat::Sbob,
         Some(ConvertTo::Json) => BookFormat::Json,
         Some(ConvertTo::Yacb) => BookFormat::Yacb,
-        None => book::format_from_extension(&args.output)
+        None => book::play::format_from_extension(&args.output)
             .with_context(|| format!("cannot tell the output format from '{}': pass --to", args.output.display()))?,
     };
     let roots = args

@@ -1,9 +1,9 @@
 //! `archivist book build`: the arguments, the progress bar and the summary;
-//! the work is [`crate::book::build`].
+//! the work is [`crate::book::tools::build`].
 
-use crate::book::build::{self, parse_day, parse_result, Filters, Rejection, TimeClass};
-use crate::book::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
-use crate::book::make_book::MakeBookOptions;
+use crate::book::tools::build::{self, parse_day, parse_result, Filters, Rejection, TimeClass};
+use crate::book::tools::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
+use crate::book::tools::make_book::MakeBookOptions;
 use crate::pgn::ReplayError;
 use crate::types::Color;
 use anyhow::{bail, Context};
@@ -28,7 +28,7 @@ pub enum ColorArg {
 /// with an illegal move is reported (file, game, ply) and skipped instead of
 /// ending the run. YACB: one entry per position seen at least --min-game
 /// times, perf% for white, the most played move as best move, source
-/// statistical, elo from the players' ratings (see `book::build::output`).
+/// statistical, elo from the players' ratings (see `book::tools::build::output`).
 /// Inputs are streamed (plain, .gz, .zst, .bz2 told by content; `-` is
 /// standard input) and counted in at most --memory MB, spilling runs of
 /// events to a temporary directory; the output is the same for any

@@ -1,12 +1,13 @@
 //! `archivist book export`: a book's lines as an EPD opening suite or a PGN
-//! tree ([`crate::book::export`]); the optional eval window searches each
+//! tree ([`crate::book::tools::export`]); the optional eval window searches each
 //! position ([`crate::analysis::Analyser`]).
 
 use crate::analysis::{AnalyseOptions, Analyser};
 use crate::board::Board;
-use crate::book::export::{self, Node};
-use crate::book::yacb::ValueType;
-use crate::book::{self, InputKind};
+use crate::book;
+use crate::book::format::yacb::ValueType;
+use crate::book::play::InputKind;
+use crate::book::tools::export::{self, Node};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ pub enum ExportFormat {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// A playable book (YACB, Polyglot or ABK, as `book::open` tells them;
+    /// A playable book (YACB, Polyglot or ABK, as `book::play::open` tells them;
     /// Polyglot by a .bin name), or a PGN (plain or compressed; `-` is
     /// standard input).
     pub input: PathBuf,
@@ -51,14 +52,14 @@ pub struct ExportArgs {
 
 /// The input's tree, and the games skipped (PGN).
 fn tree(input: &Path, max_ply: usize) -> anyhow::Result<(Node, usize)> {
-    match book::input_kind(input).with_context(|| input.display().to_string())? {
+    match book::play::input_kind(input).with_context(|| input.display().to_string())? {
         InputKind::Book(_) => {}
         InputKind::Pgn => {
             return export::pgn_tree(input, max_ply).with_context(|| format!("reading {}", input.display()))
         }
         InputKind::Epd => bail!("{}: an EPD file; `book export` reads books and PGN games", input.display()),
     }
-    let book = book::open(input).with_context(|| input.display().to_string())?;
+    let book = book::play::open(input).with_context(|| input.display().to_string())?;
     let offers = book.playable().with_context(|| input.display().to_string())?;
     Ok((export::book_tree(offers, max_ply), 0))
 }
@@ -78,7 +79,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     }
     if format == ExportFormat::Pgn {
         let text = export::pgn_text(&root, &format!("{} tree", args.input.display()));
-        book::write_atomic(&args.out, text.as_bytes()).with_context(|| args.out.display().to_string())?;
+        book::format::write_atomic(&args.out, text.as_bytes()).with_context(|| args.out.display().to_string())?;
         println!("{} moves in the tree written to {}", root.size() - 1, args.out.display());
         return Ok(ExitCode::SUCCESS);
     }

@@ -2,9 +2,9 @@
 //! SugaR-family experience files (`book import-exp`).
 
 use crate::board::Board;
-use crate::book::exp;
-use crate::book::report::Report;
-use crate::book::yacb::{self, KeyType, YacbBook};
+use crate::book::format::exp;
+use crate::book::format::yacb::{self, KeyType, YacbBook};
+use crate::book::play::report::Report;
 use anyhow::{bail, Context};
 use clap::Args;
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub struct ImportExpArgs {
 }
 
 /// `book probe`'s text for an ABK book, from its report
-/// ([`crate::book::report`]): the position's moves with Arena's statistics.
+/// ([`crate::book::play::report`]): the position's moves with Arena's statistics.
 pub fn print_probe_abk(out: &Report) {
     let moves = &out.moves;
     println!("Fen: {}", out.fen);

@@ -1,5 +1,5 @@
 //! `archivist book info|dump|merge|edit` for Polyglot books (`info` and
-//! `dump` get the book opened through [`crate::book::open()`]); `merge`
+//! `dump` get the book opened through [`crate::book::play::open()`]); `merge`
 //! hands YACB books to `cli/yacb.rs`.
 //!
 //! * `info`: entries, positions, moves per position, weight and learn
@@ -7,15 +7,15 @@
 //! * `dump [--json]`: one line (or JSON object) per entry in file order:
 //!   key, move as written (`e1h1` for castling), weight, learn.
 //! * `merge A.bin B.bin [C.bin …] --out OUT`: as `polyglot merge-book -in1 A
-//!   -in2 B -out OUT` ([`crate::book::polyglot::merge`]).
+//!   -in2 B -out OUT` ([`crate::book::format::polyglot::merge`]).
 //! * `edit BOOK --fen FEN --set MOVE=WEIGHT … --remove MOVE …`: one
-//!   position's weights ([`crate::book::polyglot::edit`]), written
+//!   position's weights ([`crate::book::format::polyglot::edit`]), written
 //!   atomically over BOOK or to `--out`.
 
 use crate::board::Board;
-use crate::book::polyglot::edit::{edit as edit_entries, Change};
-use crate::book::polyglot::{merge as pg_merge, PolyglotBook, PolyglotEntry};
-use crate::book::BookFormat;
+use crate::book::format::polyglot::edit::{edit as edit_entries, Change};
+use crate::book::format::polyglot::{merge as pg_merge, PolyglotBook, PolyglotEntry};
+use crate::book::play::BookFormat;
 use crate::types::Square;
 use anyhow::{bail, Context};
 use clap::Args;
@@ -42,7 +42,7 @@ pub struct EditArgs {
 }
 
 fn format_of(path: &Path) -> anyhow::Result<BookFormat> {
-    crate::book::format_of(path).with_context(|| path.display().to_string())
+    crate::book::play::format_of(path).with_context(|| path.display().to_string())
 }
 
 fn open(path: &Path) -> anyhow::Result<PolyglotBook> {

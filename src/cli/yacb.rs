@@ -1,7 +1,7 @@
 //! `archivist book info|dump|merge` and `probe` for YACB books.
 
-use crate::book::report::{entry_json, Report};
-use crate::book::yacb::{Elo, KeyType, YacbBook};
+use crate::book::format::yacb::{Elo, KeyType, YacbBook};
+use crate::book::play::report::{entry_json, Report};
 use anyhow::Context;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ pub fn open(path: &Path) -> anyhow::Result<YacbBook> {
 }
 
 /// `book probe`'s text for a YACB book, from its report
-/// ([`crate::book::report`]): the position's entry, and the moves the book
+/// ([`crate::book::play::report`]): the position's entry, and the moves the book
 /// offers there with their weights and the entries they lead to.
 pub fn print_probe(out: &Report) {
     println!("Fen: {}\nKey: {}\nFormat: yacb", out.fen, out.key);
@@ -86,8 +86,8 @@ pub fn dump(book: &YacbBook, as_json: bool) -> anyhow::Result<ExitCode> {
 pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
     let books = inputs.iter().map(|p| open(p)).collect::<anyhow::Result<Vec<_>>>()?;
     let key_type = books.first().map(|b| b.key_type().clone()).context("no input books")?;
-    let entries = crate::book::merge::merge(&books)?;
-    let n = crate::book::yacb::write(out, &key_type, entries)?;
+    let entries = crate::book::tools::merge::merge(&books)?;
+    let n = crate::book::format::yacb::write(out, &key_type, entries)?;
     println!("{} books merged: {n} entries written to {}", books.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }

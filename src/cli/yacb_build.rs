@@ -4,7 +4,7 @@
 use crate::analysis::positions::{self, GatherOptions};
 use crate::analysis::{from_tt, AnalyseOptions, Analyser};
 use crate::board::Board;
-use crate::book::yacb::{self, Elo, KeyType};
+use crate::book::format::yacb::{self, Elo, KeyType};
 use anyhow::{bail, Context};
 use clap::Args;
 use std::path::PathBuf;

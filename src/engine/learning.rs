@@ -16,12 +16,12 @@
 //! Otherwise (a draw by agreement, a loss on time, an abandoned game) the
 //! result is unknown and nothing is learned. Each position the engine moved
 //! into from a YACB book gets one game and white's half-points (2, 1, 0) in
-//! that book's side file ([`crate::book::learn`]); the books are never
+//! that book's side file ([`crate::book::format::learn`]); the books are never
 //! written. With `Read only learning` the side files are read and used in
 //! selection but never written.
 
 use crate::board::Board;
-use crate::book::learn::{self, LearnTable, Learned};
+use crate::book::format::learn::{self, LearnTable, Learned};
 use crate::types::{Color, Move};
 use std::path::PathBuf;
 

@@ -8,7 +8,7 @@
 //! table and the like happen in the engine, on the option's [`Change`].
 
 use super::EngineError;
-use crate::book::select::Selection;
+use crate::book::play::select::Selection;
 use OptionKind::{Button, Check, Combo, Spin, Str};
 
 /// An option's UCI type with its default and range, and the function that

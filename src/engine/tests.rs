@@ -167,7 +167,7 @@ fn avoids_a_losing_capture_and_takes_a_free_queen() {
 
 #[test]
 fn search_elo_rates_the_smallest_node_budget() {
-    use crate::book::elo::estimate;
+    use crate::book::format::elo::estimate;
     use crate::engine::search_elo;
     let nodes = Limits { nodes: Some(1_000_000), ..Limits::default() };
     assert_eq!(search_elo(&nodes, 1, 20), estimate(1_000_000, 1));
@@ -186,13 +186,13 @@ fn gui_aliases_set_the_book_options() {
     o.set("Book File", Some("/tmp/a.bin")).unwrap();
     assert_eq!(o.book_file, "/tmp/a.bin");
     o.set("bestbookmove", Some("true")).unwrap();
-    assert_eq!(o.book_selection, crate::book::select::Selection::Best);
+    assert_eq!(o.book_selection, crate::book::play::select::Selection::Best);
     o.set("BestBookMove", Some("false")).unwrap();
-    assert_eq!(o.book_selection, crate::book::select::Selection::Weighted);
+    assert_eq!(o.book_selection, crate::book::play::select::Selection::Weighted);
     let err = o.set("BestBookMove", Some("maybe")).unwrap_err();
     assert!(matches!(err, EngineError::BadOptionValue { ref name, .. } if name == "BestBookMove"), "{err:?}");
     o.set("BookSelection", Some("uniform")).unwrap();
-    assert_eq!(o.book_selection, crate::book::select::Selection::Uniform);
+    assert_eq!(o.book_selection, crate::book::play::select::Selection::Uniform);
 }
 
 #[test]
@@ -201,9 +201,9 @@ fn book_width_and_min_weight_narrow_polyglot_choices() {
     let start = crate::board::Board::startpos();
     let entries: Vec<_> = [("e2e4", 50), ("d2d4", 40), ("c2c4", 30)]
         .iter()
-        .map(|(m, w)| crate::book::polyglot::entry_for(&start, start.parse_uci(m).unwrap(), *w, 0))
+        .map(|(m, w)| crate::book::format::polyglot::entry_for(&start, start.parse_uci(m).unwrap(), *w, 0))
         .collect();
-    crate::book::polyglot::write_book(&path, &entries).unwrap();
+    crate::book::format::polyglot::write_book(&path, &entries).unwrap();
     let mut e = quiet_engine();
     e.set_option("BookFile", path.to_str()).unwrap();
     e.set_option("BookSelection", Some("uniform")).unwrap();
@@ -229,7 +229,7 @@ fn book_width_and_min_weight_narrow_polyglot_choices() {
 
 #[test]
 fn learned_results_change_the_yacb_book_choice() {
-    use crate::book::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
+    use crate::book::format::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbEntry};
     let dir = std::env::temp_dir().join(format!("archivist-learned-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("b.yacb");
@@ -252,7 +252,7 @@ fn learned_results_change_the_yacb_book_choice() {
     let (_, d4_entry) = child("d2d4", 21_000);
     yacb::write(&path, &KeyType::Engine, vec![e4_entry, d4_entry]).unwrap();
     // Eight games after 1. e4, all lost by white.
-    crate::book::learn::record(&path, &[(e4, 0); 8]).unwrap();
+    crate::book::format::learn::record(&path, &[(e4, 0); 8]).unwrap();
     let mut e = quiet_engine();
     e.set_option("BookFile", path.to_str()).unwrap();
     e.set_option("BookSelection", Some("best")).unwrap();

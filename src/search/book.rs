@@ -17,7 +17,7 @@
 //! and every node below it that the TT did not already cut probe the YACB
 //! books (in `BookFile` order, the first entry found counts). An entry is
 //! trusted only when its elo is at least the elo of the running search
-//! ([`crate::book::elo`] applied to the search's node budget, see
+//! ([`crate::book::format::elo`] applied to the search's node budget, see
 //! `crate::engine::search_elo`); a trusted entry then acts like a TT entry of
 //! unlimited depth: its best move (when legal) is searched first (at the
 //! root: in the first iteration), and at non-PV nodes (never the root) its
@@ -26,9 +26,9 @@
 
 use super::{mate_in, mated_in, MATE, MATE_IN_MAX_PLY, TB_WIN, TB_WIN_IN_MAX_PLY};
 use crate::board::Board;
-use crate::book::offer::same_move;
-use crate::book::select::OpeningBooks;
-use crate::book::yacb::{BoundType, ValueType, YacbEntry};
+use crate::book::format::same_move;
+use crate::book::format::yacb::{BoundType, ValueType, YacbEntry};
+use crate::book::play::shelf::OpeningBooks;
 use crate::tt::Bound;
 use crate::types::{Color, Move};
 use std::sync::Arc;
@@ -97,7 +97,7 @@ pub struct BookInSearch {
     /// Entries rated below this are ignored (the running search's elo).
     pub min_elo: i32,
     /// Probe only within this book depth (`BookDepth`, see
-    /// [`crate::book::within_book_depth`]).
+    /// [`crate::book::play::within_book_depth`]).
     pub book_depth: u32,
 }
 
@@ -105,7 +105,7 @@ impl BookInSearch {
     /// The trusted entry's legal best move (or `Move::NONE`) and its value
     /// for the node at `ply`, if the position has a trusted entry.
     pub fn probe(&self, board: &Board, ply: usize) -> Option<(Move, Option<(i32, Bound)>)> {
-        if !crate::book::within_book_depth(board, self.book_depth) {
+        if !crate::book::play::within_book_depth(board, self.book_depth) {
             return None;
         }
         let e = self.books.probe(board)?;
@@ -124,7 +124,7 @@ impl BookInSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::yacb::{Elo, Source};
+    use crate::book::format::yacb::{Elo, Source};
 
     #[test]
     fn black_lower_bound_becomes_whites_upper_bound() {
@@ -180,7 +180,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("archivist-bis-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("b.yacb");
-        crate::book::yacb::write(&path, &crate::book::yacb::KeyType::Engine, entries).unwrap();
+        crate::book::format::yacb::write(&path, &crate::book::format::yacb::KeyType::Engine, entries).unwrap();
         let (books, problems) = OpeningBooks::open(path.to_str().unwrap());
         assert!(problems.is_empty(), "{problems:?}");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -249,7 +249,7 @@ mod tests {
         let plain = search(None);
         let low = books("low", entries.iter().map(|e| YacbEntry { elo: Elo::rated(-3000), ..*e }).collect());
         let high = books("high", entries.iter().map(|e| YacbEntry { elo: Elo::Irreplaceable, ..*e }).collect());
-        let min_elo = crate::book::elo::estimate(crate::book::elo::nodes_for_depth(7), 1);
+        let min_elo = crate::book::format::elo::estimate(crate::book::format::elo::nodes_for_depth(7), 1);
         let untrusted = search(Some(BookInSearch { books: low, min_elo, book_depth: 40 }));
         assert_eq!(untrusted.nodes, plain.nodes, "entries below the search's elo are ignored");
         let trusted = search(Some(BookInSearch { books: high, min_elo, book_depth: 40 }));

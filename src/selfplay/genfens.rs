@@ -72,12 +72,12 @@ impl Request {
     }
 }
 
-/// Opens an opening file for `genfens`: a book ([`crate::book::input_kind`])
+/// Opens an opening file for `genfens`: a book ([`crate::book::play::input_kind`])
 /// goes to [`super::open_book`], anything else is read as EPD or PGN.
 pub fn open_source(path: &Path, chess960: bool) -> Result<Box<dyn OpeningSource>, OpeningError> {
     let name = || path.display().to_string();
-    let kind = crate::book::input_kind(path).map_err(|source| OpeningError::Book { path: name(), source })?;
-    if matches!(kind, crate::book::InputKind::Book(_)) {
+    let kind = crate::book::play::input_kind(path).map_err(|source| OpeningError::Book { path: name(), source })?;
+    if matches!(kind, crate::book::play::InputKind::Book(_)) {
         super::open_book(path, chess960, 16)
     } else {
         Ok(Box::new(FileOpenings::load(path, chess960)?))

@@ -6,8 +6,8 @@
 //! index, so a game's opening does not depend on which thread plays it.
 
 use crate::board::Board;
-use crate::book::offer::Offers;
-use crate::book::InputKind;
+use crate::book::play::offer::Offers;
+use crate::book::play::InputKind;
 use crate::codec::{mix, SplitMix64};
 use crate::types::Move;
 use std::path::Path;
@@ -25,11 +25,11 @@ pub enum OpeningError {
     #[error("{path}: no usable opening positions")]
     Empty { path: String },
     #[error("{path}: {source}")]
-    Book { path: String, source: crate::book::BookError },
+    Book { path: String, source: crate::book::play::BookError },
     #[error("{path}: {source}")]
-    NotPlayable { path: String, source: crate::book::offer::NotPlayable },
+    NotPlayable { path: String, source: crate::book::play::offer::NotPlayable },
     #[error("{path}: a {format} book, not an EPD or PGN file; give it as the book")]
-    IsBook { path: String, format: crate::book::BookFormat },
+    IsBook { path: String, format: crate::book::play::BookFormat },
 }
 
 /// The openings' generator: SplitMix64 ([`crate::codec`]).
@@ -53,7 +53,7 @@ pub trait OpeningSource: Send + Sync {
 
 /// An opening source that walks a book from the start position (or a
 /// Chess960 start position), choosing each move among the book's offers
-/// ([`crate::book::offer`]) with probability proportional to its weight,
+/// ([`crate::book::play::offer`]) with probability proportional to its weight,
 /// until the book runs out or `max_plies`.
 pub struct BookWalk<B> {
     pub book: B,
@@ -66,7 +66,7 @@ pub struct BookWalk<B> {
 impl<B: Offers + Send + Sync> OpeningSource for BookWalk<B> {
     fn opening(&self, rng: &mut Rng) -> Option<Board> {
         let mut board = if self.chess960 { chess960_position(rng.below(960) as u32) } else { Board::startpos() };
-        while crate::book::within_book_depth(&board, self.max_plies) {
+        while crate::book::play::within_book_depth(&board, self.max_plies) {
             let offers = self.book.offers(&mut board);
             let total: u64 = offers.iter().map(|o| u64::from(o.weight)).sum();
             if total == 0 {
@@ -99,11 +99,12 @@ pub struct FileOpenings {
 }
 
 impl FileOpenings {
-    /// Reads `path` as PGN or EPD/FEN lines, as [`crate::book::input_kind`]
+    /// Reads `path` as PGN or EPD/FEN lines, as [`crate::book::play::input_kind`]
     /// tells them; a book is refused (it is walked through [`BookWalk`]).
     pub fn load(path: &Path, chess960: bool) -> Result<FileOpenings, OpeningError> {
         let name = path.display().to_string();
-        let kind = crate::book::input_kind(path).map_err(|source| OpeningError::Book { path: name.clone(), source })?;
+        let kind =
+            crate::book::play::input_kind(path).map_err(|source| OpeningError::Book { path: name.clone(), source })?;
         if let InputKind::Book(format) = kind {
             return Err(OpeningError::IsBook { path: name, format });
         }

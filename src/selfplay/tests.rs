@@ -410,12 +410,12 @@ fn adjudicator_hook_ends_games() {
 
 struct FixedBook;
 
-impl crate::book::offer::Offers for FixedBook {
-    fn offers(&self, board: &mut Board) -> Vec<crate::book::offer::Offer> {
+impl crate::book::play::offer::Offers for FixedBook {
+    fn offers(&self, board: &mut Board) -> Vec<crate::book::play::offer::Offer> {
         ["e2e4", "e7e5", "g1f3"]
             .iter()
             .filter_map(|m| board.parse_uci(m).ok())
-            .map(|mv| crate::book::offer::Offer { mv, weight: 3 })
+            .map(|mv| crate::book::play::offer::Offer { mv, weight: 3 })
             .collect()
     }
 }

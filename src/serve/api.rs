@@ -4,7 +4,7 @@
 
 use super::{blocking, ApiError, State};
 use crate::board::Board;
-use crate::book::report::report;
+use crate::book::play::report::report;
 use crate::search::table_line;
 use crate::types::Move;
 use axum::extract::rejection::QueryRejection;
@@ -72,7 +72,7 @@ pub async fn moves(q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
 
 /// `GET /api/book?fen=[&book=NAME]`: `{"fen", "books": [...]}`, one
 /// object per book (or only the book named): its `name` and its report on
-/// the position ([`crate::book::report`], what `book probe --json`
+/// the position ([`crate::book::play::report`], what `book probe --json`
 /// prints: Polyglot weight and learn; ABK priority, games, won, lost and
 /// the weight it is played with; YACB the position's entry, and per move
 /// the weight and expected score used in play, the entry it leads to and

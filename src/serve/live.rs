@@ -111,7 +111,7 @@ fn start(s: &State, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Re
 
 /// The data of an `info` event: the line with its moves in UCI and SAN.
 fn info_json(root: &Board, info: &InfoLine) -> serde_json::Value {
-    let (w, d, l) = crate::uci::wdl_model(info.value);
+    let (w, d, l) = crate::search::wdl_model(info.value);
     json!({
         "depth": info.depth, "seldepth": info.seldepth, "multipv": info.multipv,
         "score": score_json(info.value),
