@@ -188,7 +188,7 @@ fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     match book {
-        Book::Yacb(_) => super::yacb::print_probe(&out),
+        Book::Yacb(_) => super::yacb::print_probe(&out)?,
         Book::Abk(_) => super::book_import::print_probe_abk(&out),
         _ => print_probe_polyglot(&out),
     }
@@ -199,16 +199,16 @@ fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
 /// of the position's total, and its learn field.
 fn print_probe_polyglot(out: &Report) {
     let moves = &out.moves;
-    let total: u64 = moves.iter().filter_map(|m| m["weight"].as_u64()).sum();
+    let total: u64 = moves.iter().map(|m| u64::from(m.weight)).sum();
     println!("Fen: {}", out.fen);
     println!("Key: {}", out.key);
     println!("Format: polyglot");
     println!("Moves: {}", moves.len());
     for m in moves {
-        let weight = m["weight"].as_u64().unwrap_or(0);
-        let share = if total > 0 { 100.0 * weight as f64 / total as f64 } else { 0.0 };
-        let (uci, san) = (m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""));
-        println!("  {uci:<6} {san:<8} weight {weight:>5} ({share:5.1}%)  learn {}", m["learn"]);
+        let weight = m.weight;
+        let share = if total > 0 { 100.0 * f64::from(weight) / total as f64 } else { 0.0 };
+        let learn = m.learn.map_or_else(|| "null".to_string(), |l| l.to_string());
+        println!("  {:<6} {:<8} weight {weight:>5} ({share:5.1}%)  learn {learn}", m.uci, m.san);
     }
 }
 

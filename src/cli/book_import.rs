@@ -4,7 +4,7 @@
 use crate::board::Board;
 use crate::book::format::exp;
 use crate::book::format::yacb::{self, KeyType, YacbBook};
-use crate::book::play::report::Report;
+use crate::book::play::report::{MoveDetail, Report};
 use anyhow::{bail, Context};
 use clap::Args;
 use std::path::PathBuf;
@@ -38,15 +38,10 @@ pub fn print_probe_abk(out: &Report) {
     println!("Format: abk");
     println!("Moves: {}", moves.len());
     for m in moves {
+        let MoveDetail::Abk { priority, games, won, lost, .. } = m.detail else { continue };
         println!(
-            "  {:<6} {:<8} priority {:>3}  games {:>6}  won {:>6}  lost {:>6}  weight {:>5}",
-            m["uci"].as_str().unwrap_or(""),
-            m["san"].as_str().unwrap_or(""),
-            m["priority"],
-            m["games"],
-            m["won"],
-            m["lost"],
-            m["weight"]
+            "  {:<6} {:<8} priority {priority}  games {games}  won {won}  lost {lost}  weight {}",
+            m.uci, m.san, m.weight
         );
     }
 }

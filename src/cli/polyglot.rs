@@ -19,7 +19,7 @@ use crate::book::play::BookFormat;
 use crate::types::Square;
 use anyhow::{bail, Context};
 use clap::Args;
-use serde_json::json;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -85,6 +85,17 @@ pub fn info(path: &Path, book: &PolyglotBook) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A line of `book dump --json` for a Polyglot book.
+#[derive(Serialize)]
+struct Dumped {
+    key: String,
+    #[serde(rename = "move")]
+    mv: String,
+    raw_move: u16,
+    weight: u16,
+    learn: u32,
+}
+
 pub fn dump(book: &PolyglotBook, as_json: bool) -> anyhow::Result<ExitCode> {
     use std::io::Write;
     let stdout = std::io::stdout();
@@ -92,8 +103,9 @@ pub fn dump(book: &PolyglotBook, as_json: bool) -> anyhow::Result<ExitCode> {
     for e in book.iter() {
         let mv = raw_move_text(e.raw_move);
         if as_json {
-            let v = json!({"key": format!("{:016x}", e.key), "move": mv, "raw_move": e.raw_move, "weight": e.weight, "learn": e.learn});
-            writeln!(out, "{v}")?;
+            let line =
+                Dumped { key: format!("{:016x}", e.key), mv, raw_move: e.raw_move, weight: e.weight, learn: e.learn };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
         } else {
             writeln!(out, "{:016x} {mv:<6} weight {:>5} learn {}", e.key, e.weight, e.learn)?;
         }

@@ -1,9 +1,9 @@
 //! `archivist book info|dump|merge` and `probe` for YACB books.
 
 use crate::book::format::yacb::{Elo, KeyType, YacbBook};
-use crate::book::play::report::{entry_json, Report};
+use crate::book::play::report::{entry_report, EloReport, EntryReport, Report};
 use anyhow::Context;
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,15 +14,15 @@ pub fn open(path: &Path) -> anyhow::Result<YacbBook> {
 /// `book probe`'s text for a YACB book, from its report
 /// ([`crate::book::play::report`]): the position's entry, and the moves the book
 /// offers there with their weights and the entries they lead to.
-pub fn print_probe(out: &Report) {
+pub fn print_probe(out: &Report) -> anyhow::Result<()> {
     println!("Fen: {}\nKey: {}\nFormat: yacb", out.fen, out.key);
-    println!("Entry: {}", out.entry.as_ref().unwrap_or(&Value::Null));
+    println!("Entry: {}", serde_json::to_string(&out.entry)?);
     let moves = &out.moves;
     println!("Moves: {}", moves.len());
     for m in moves {
-        let (uci, san) = (m["uci"].as_str().unwrap_or(""), m["san"].as_str().unwrap_or(""));
-        println!("  {uci:<6} {san:<8} weight {:>5}  {}", m["weight"], m["entry"]);
+        println!("  {:<6} {:<8} weight {}  {}", m.uci, m.san, m.weight, serde_json::to_string(&m.entry)?);
     }
+    Ok(())
 }
 
 pub fn info(path: &Path, book: &YacbBook) -> anyhow::Result<ExitCode> {
@@ -57,26 +57,34 @@ pub fn info(path: &Path, book: &YacbBook) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A line of `book dump --json`: the entry's key and its report.
+#[derive(Serialize)]
+struct Dumped {
+    key: String,
+    #[serde(flatten)]
+    entry: EntryReport,
+}
+
 pub fn dump(book: &YacbBook, as_json: bool) -> anyhow::Result<ExitCode> {
     for e in book.iter() {
         let e = e?;
-        let mut v = entry_json(&e, None);
+        let r = entry_report(&e, None);
         if as_json {
-            v["key"] = json!(format!("{:016x}", e.key));
-            println!("{v}");
+            println!("{}", serde_json::to_string(&Dumped { key: format!("{:016x}", e.key), entry: r })?);
         } else {
+            let elo = match r.elo {
+                EloReport::Rated(x) => x.to_string(),
+                EloReport::Named(n) => n.to_string(),
+            };
             println!(
                 "{:016x} {:>6} {:<12} {:<6} {:<11} elo {:<13} best {}",
                 e.key,
                 e.value,
-                v["value_type"].as_str().unwrap_or(""),
-                v["bound"].as_str().unwrap_or(""),
-                v["source"].as_str().unwrap_or(""),
-                match e.elo {
-                    Elo::Irreplaceable => "irreplaceable".to_string(),
-                    Elo::Rated(x) => x.to_string(),
-                },
-                v["best_move"].as_str().unwrap_or("-")
+                r.value_type,
+                r.bound,
+                r.source,
+                elo,
+                r.best_move.as_deref().unwrap_or("-")
             );
         }
     }

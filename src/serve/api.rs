@@ -4,14 +4,14 @@
 
 use super::{blocking, ApiError, State};
 use crate::board::Board;
-use crate::book::play::report::report;
+use crate::book::play::report::{report, MoveReport, Report};
 use crate::search::table_line;
 use crate::types::Move;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -78,7 +78,10 @@ pub async fn moves(q: Result<Query<FenQuery>, QueryRejection>) -> Answer {
 /// the weight and expected score used in play, the entry it leads to and
 /// the results learned there when the book has a learn file). A book that
 /// is not played (SBOB, JSON) has an `error` and no moves.
-pub async fn book(Shared(s): Shared<Arc<State>>, q: Result<Query<BookQuery>, QueryRejection>) -> Answer {
+pub async fn book(
+    Shared(s): Shared<Arc<State>>,
+    q: Result<Query<BookQuery>, QueryRejection>,
+) -> Result<Json<BookAnswer>, ApiError> {
     let q = query(q)?;
     let mut b = board(&q.fen, q.chess960)?;
     if let Some(name) = &q.book {
@@ -86,20 +89,50 @@ pub async fn book(Shared(s): Shared<Arc<State>>, q: Result<Query<BookQuery>, Que
             return Err(ApiError { status: StatusCode::NOT_FOUND, message: format!("no book named '{name}'") });
         }
     }
-    let books = blocking(&s, move |s| {
-        let mut books = Vec::new();
-        for nb in s.books.iter().filter(|nb| q.book.as_ref().map_or(true, |n| n == &nb.name)) {
-            let mut v = match report(&nb.book, &mut b, nb.learn.as_ref()) {
-                Ok(r) => serde_json::to_value(r).unwrap_or(Value::Null),
-                Err(e) => json!({"format": nb.book.format().title(), "moves": [], "error": e.to_string()}),
-            };
-            v["name"] = json!(nb.name);
-            books.push(v);
-        }
-        json!({"fen": b.fen(), "books": books})
+    let answer = blocking(&s, move |s| {
+        let books = s
+            .books
+            .iter()
+            .filter(|nb| q.book.as_ref().map_or(true, |n| n == &nb.name))
+            .map(|nb| match report(&nb.book, &mut b, nb.learn.as_ref()) {
+                Ok(report) => BookReport::Report { name: nb.name.clone(), report },
+                Err(e) => BookReport::Refused {
+                    name: nb.name.clone(),
+                    format: nb.book.format().title(),
+                    moves: Vec::new(),
+                    error: e.to_string(),
+                },
+            })
+            .collect();
+        BookAnswer { fen: b.fen(), books }
     })
     .await?;
-    Ok(Json(books))
+    Ok(Json(answer))
+}
+
+/// The answer of `/api/book`: the position and each book's report.
+#[derive(Serialize)]
+pub struct BookAnswer {
+    pub fen: String,
+    pub books: Vec<BookReport>,
+}
+
+/// One book's part of [`BookAnswer`]: its name and its report, or why it
+/// is not played (SBOB, JSON).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum BookReport {
+    Report {
+        name: String,
+        #[serde(flatten)]
+        report: Report,
+    },
+    Refused {
+        name: String,
+        format: &'static str,
+        moves: Vec<MoveReport>,
+        error: String,
+    },
 }
 
 /// `GET /api/analysis?fen=`: `{"loaded", "found", "depth", "bound",

@@ -31,25 +31,29 @@ fn book() -> Book {
 #[test]
 fn yacb_report_gives_the_entry_and_each_move_as_play_scores_it() {
     let (book, mut b) = (book(), Board::startpos());
-    let r = report(&book, &mut b, None).unwrap();
-    assert_eq!((r.format, r.key.as_str()), ("yacb", format!("{:016x}", b.key()).as_str()));
-    let own = r.entry.unwrap();
+    let report = report(&book, &mut b, None).unwrap();
+    assert_eq!((report.format, report.key.as_str()), ("yacb", format!("{:016x}", b.key()).as_str()));
+    // The JSON `book probe --json` prints and the service answers.
+    let r = serde_json::to_value(&report).unwrap();
+    let own = &r["entry"];
     assert_eq!(
         (own["value"].as_i64(), own["bound"].as_str(), own["best_move"].as_str()),
         (Some(25), Some("lower"), Some("e2e4"))
     );
-    let moves: Vec<(&str, bool, bool)> = r
-        .moves
+    let moves: Vec<(&str, bool, bool)> = r["moves"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|m| (m["uci"].as_str().unwrap(), m["best_move"].as_bool().unwrap(), m["entry"].is_null()))
         .collect();
     // d4 scores its child's +100, e4 (the own best move, no child entry) the position's +25.
     assert_eq!(moves, [("d2d4", false, false), ("e2e4", true, true)]);
     let expected = crate::types::expected_score(100.0);
-    assert!((r.moves[0]["expected"].as_f64().unwrap() - expected).abs() < 1e-12);
-    assert_eq!(r.moves[0]["weight"].as_u64(), Some((expected * 40_000.0).round() as u64));
-    assert_eq!(r.moves[0]["san"].as_str(), Some("d4"));
-    assert!(r.moves.iter().all(|m| m["learned"].is_null()));
+    let first = &r["moves"][0];
+    assert!((first["expected"].as_f64().unwrap() - expected).abs() < 1e-12);
+    assert_eq!(first["weight"].as_u64(), Some((expected * 40_000.0).round() as u64));
+    assert_eq!(first["san"].as_str(), Some("d4"));
+    assert!(r["moves"].as_array().unwrap().iter().all(|m| m["learned"].is_null() && m["learn"].is_null()));
 }
 
 #[test]
@@ -63,8 +67,8 @@ fn learned_results_move_the_expected_score_and_are_shown() {
     for _ in 0..8 {
         learn.add(child, 0);
     }
-    let r = report(&book, &mut b, Some(&learn)).unwrap();
-    let d4 = r.moves.iter().find(|m| m["uci"] == "d2d4").unwrap();
+    let r = serde_json::to_value(report(&book, &mut b, Some(&learn)).unwrap()).unwrap();
+    let d4 = r["moves"].as_array().unwrap().iter().find(|m| m["uci"] == "d2d4").unwrap();
     assert_eq!((d4["learned"]["games"].as_u64(), d4["learned"]["white_points"].as_u64()), (Some(8), Some(0)));
     assert!(d4["expected"].as_f64().unwrap() < crate::types::expected_score(100.0));
 }
@@ -82,10 +86,7 @@ fn polyglot_report_lists_weight_zero_entries_with_fields_in_order() {
         "{{\"fen\":\"{}\",\"key\":\"{key:016x}\",\"format\":\"polyglot\",\"entry\":null,",
         b.fen()
     )));
-    let moves: Vec<(&str, u64, u64)> = r
-        .moves
-        .iter()
-        .map(|m| (m["san"].as_str().unwrap(), m["weight"].as_u64().unwrap(), m["learn"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(moves, [("e4", 5, 7), ("c4", 0, 7)]);
+    let moves: Vec<(&str, u32, Option<u32>)> = r.moves.iter().map(|m| (m.san.as_str(), m.weight, m.learn)).collect();
+    assert_eq!(moves, [("e4", 5, Some(7)), ("c4", 0, Some(7))]);
+    assert!(text.contains(r#""uci":"e2e4","san":"e4","weight":5,"learn":7,"entry":null}"#), "{text}");
 }
