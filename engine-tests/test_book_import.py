@@ -54,6 +54,17 @@ def test_abk_probe_lists_moves_with_arena_statistics(exe, tmp_path):
     assert "e7e5" in r.stdout and "c7c5" in r.stdout and "Moves: 2" in r.stdout
 
 
+def test_abk_probe_text_aligns_its_columns(exe, tmp_path):
+    book = tmp_path / "golden.abk"
+    book.write_bytes(golden_abk())
+    r = run(exe, "book", "probe", book)
+    lines = [line for line in r.stdout.splitlines() if line.startswith("  ")]
+    assert lines == [
+        "  e2e4   e4       priority   5  games     10  won      5  lost      3  weight    12",
+        "  d2d4   d4       priority   5  games      4  won      1  lost      1  weight     4",
+    ], r.stdout
+
+
 def convert_golden(exe, tmp_path, name: str):
     """The golden ABK book converted by `book convert` to `name`."""
     book = tmp_path / "golden.abk"

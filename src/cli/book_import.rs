@@ -40,7 +40,7 @@ pub fn print_probe_abk(out: &Report) {
     for m in moves {
         let MoveDetail::Abk { priority, games, won, lost, .. } = m.detail else { continue };
         println!(
-            "  {:<6} {:<8} priority {priority}  games {games}  won {won}  lost {lost}  weight {}",
+            "  {:<6} {:<8} priority {priority:>3}  games {games:>6}  won {won:>6}  lost {lost:>6}  weight {:>5}",
             m.uci, m.san, m.weight
         );
     }

@@ -20,7 +20,7 @@ pub fn print_probe(out: &Report) -> anyhow::Result<()> {
     let moves = &out.moves;
     println!("Moves: {}", moves.len());
     for m in moves {
-        println!("  {:<6} {:<8} weight {}  {}", m.uci, m.san, m.weight, serde_json::to_string(&m.entry)?);
+        println!("  {:<6} {:<8} weight {:>5}  {}", m.uci, m.san, m.weight, serde_json::to_string(&m.entry)?);
     }
     Ok(())
 }
