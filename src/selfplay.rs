@@ -37,6 +37,7 @@ pub mod runlog;
 pub use adjudication::{Adjudicator, Ending, ScoreRules};
 pub use openings::{OpeningError, OpeningSource};
 
+use crate::codec::PathIoError;
 use crate::records::{GameResult, RecordError};
 use crate::search::Limits;
 use game::{FinishedGame, Player, StopSlot};
@@ -55,8 +56,8 @@ pub enum SelfplayError {
     OutputExists(PathBuf),
     #[error("{path}: cannot append: {source}")]
     BadExistingFile { path: PathBuf, source: RecordError },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error(transparent)]
     Openings(#[from] OpeningError),
     #[error("tablebases: {0}")]
@@ -310,7 +311,7 @@ pub fn run(
     summary.first_index = log.first_index();
     let played = play_games(settings, hooks, stop, progress, &mut out, &mut summary);
     let (status, result) = match played.write_error {
-        Some(source) => (runlog::Status::Failed, Err(SelfplayError::Io { path: settings.out.clone(), source })),
+        Some(source) => (runlog::Status::Failed, Err(SelfplayError::Io(PathIoError::new(&settings.out, source)))),
         None => match out.sync() {
             Ok(()) if summary.interrupted => (runlog::Status::Interrupted, Ok(())),
             Ok(()) => (runlog::Status::Finished, Ok(())),

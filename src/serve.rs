@@ -38,6 +38,7 @@ mod live;
 
 use crate::book::format::learn;
 use crate::book::play::{self, Book};
+use crate::codec::{IoAt, PathIoError};
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -113,8 +114,8 @@ pub enum ServeError {
     DuplicateBook(String),
     #[error("{path}: {source}")]
     HashFile { path: PathBuf, source: crate::tt::persist::SfttError },
-    #[error("{path}: {source}")]
-    HashFileIo { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    HashFileIo(#[from] PathIoError),
     #[error("listening on {addr}: {source}")]
     Listen { addr: SocketAddr, source: std::io::Error },
     #[error("starting the service: {0}")]
@@ -182,9 +183,8 @@ impl State {
         };
         let saved = match &options.hash_file {
             Some(path) => {
-                let io = |source| ServeError::HashFileIo { path: path.clone(), source };
                 // Twice the file's size: room for every entry it holds.
-                let bytes = std::fs::metadata(path).map_err(io)?.len();
+                let bytes = std::fs::metadata(path).at(path)?.len();
                 let tt = TranspositionTable::new(usize::try_from(bytes >> 19).unwrap_or(usize::MAX).max(1));
                 let (header, _) = crate::tt::persist::load(&tt, path)
                     .map_err(|source| ServeError::HashFile { path: path.clone(), source })?;

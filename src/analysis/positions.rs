@@ -19,6 +19,7 @@
 use crate::board::Board;
 use crate::book::format::yacb::{YacbBook, YacbError};
 use crate::book::play::{input_kind, BookError, BookFormat, InputKind};
+use crate::codec::PathIoError;
 use crate::epd::EpdError;
 use crate::pgn::{self, ReadOptions, ReplayError};
 use std::collections::HashSet;
@@ -30,8 +31,8 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum PositionsError {
-    #[error("reading {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("reading {0}")]
+    Io(#[from] PathIoError),
     #[error("opening {path}: {source}")]
     Book { path: PathBuf, source: YacbError },
     #[error("{path}: {source}")]
@@ -81,9 +82,9 @@ pub struct Gathered {
 
 /// Gathers the positions of the file at `path`.
 pub fn gather(path: &Path, options: &GatherOptions) -> Result<Gathered, PositionsError> {
-    let io = |source| PositionsError::Io { path: path.to_path_buf(), source };
+    let io = |source| PositionsError::Io(PathIoError::new(path, source));
     let kind = input_kind(path).map_err(|e| match e {
-        BookError::Io { source, .. } => io(source),
+        BookError::Io(e) => PositionsError::Io(e),
         source => PositionsError::Kind { path: path.to_path_buf(), source },
     })?;
     let mut warnings = Vec::new();
@@ -246,6 +247,6 @@ mod tests {
     #[test]
     fn a_missing_file_is_an_io_error() {
         let err = gather(Path::new("/nonexistent/archivist.epd"), &options(1)).unwrap_err();
-        assert!(matches!(err, PositionsError::Io { .. }));
+        assert!(matches!(err, PositionsError::Io(_)));
     }
 }

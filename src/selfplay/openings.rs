@@ -8,7 +8,7 @@
 use crate::board::Board;
 use crate::book::play::offer::Offers;
 use crate::book::play::InputKind;
-use crate::codec::{mix, SplitMix64};
+use crate::codec::{mix, IoAt, PathIoError, SplitMix64};
 use crate::types::Move;
 use std::path::Path;
 use thiserror::Error;
@@ -16,8 +16,8 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum OpeningError {
-    #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("{path}: {source}")]
     BadLine { path: String, line: usize, source: crate::epd::EpdError },
     #[error("{path}: {source}")]
@@ -108,7 +108,7 @@ impl FileOpenings {
         if let InputKind::Book(format) = kind {
             return Err(OpeningError::IsBook { path: name, format });
         }
-        let bytes = std::fs::read(path).map_err(|source| OpeningError::Io { path: name.clone(), source })?;
+        let bytes = std::fs::read(path).at(path)?;
         let text = String::from_utf8_lossy(&bytes);
         let positions = if kind == InputKind::Pgn {
             pgn_positions(&name, &text, chess960)?

@@ -11,6 +11,7 @@
 
 use super::runlog::{self, Run, RunLog, RunSettings, Status};
 use super::{Hooks, SearchLimit, SelfplayError, Settings, Summary};
+use crate::codec::{IoAt, PathIoError};
 use crate::records::{self, RecordError};
 use std::fs::File;
 use std::io::Write;
@@ -35,7 +36,7 @@ impl Output {
     /// Opens `path`: a new file, or (appending) an existing one whose games
     /// are whole apart from a torn last game. Nothing is changed yet.
     pub fn open(path: &Path, append: bool) -> Result<Output, SelfplayError> {
-        let io_err = |source| SelfplayError::Io { path: path.to_path_buf(), source };
+        let io_err = |source| SelfplayError::Io(PathIoError::new(path, source));
         let exists = path.exists();
         if exists && !append {
             return Err(SelfplayError::OutputExists(path.to_path_buf()));
@@ -63,7 +64,7 @@ impl Output {
         if self.torn_bytes_removed == 0 {
             return Ok(());
         }
-        let io_err = |source| SelfplayError::Io { path: self.path.clone(), source };
+        let io_err = |source| SelfplayError::Io(PathIoError::new(&self.path, source));
         self.file.set_len(self.bytes).and_then(|()| self.file.sync_all()).map_err(io_err)
     }
 
@@ -84,14 +85,14 @@ impl Output {
 
     /// Syncs the file to disk.
     pub fn sync(&self) -> Result<(), SelfplayError> {
-        self.file.sync_all().map_err(|source| SelfplayError::Io { path: self.path.clone(), source })
+        Ok(self.file.sync_all().at(&self.path)?)
     }
 }
 
 /// Whole games of an existing file, where they end, and the file's length.
 fn whole_games(path: &Path) -> Result<(u64, u64, u64), SelfplayError> {
     let bad = |source| SelfplayError::BadExistingFile { path: path.to_path_buf(), source };
-    let len = std::fs::metadata(path).map_err(|source| SelfplayError::Io { path: path.to_path_buf(), source })?.len();
+    let len = std::fs::metadata(path).at(path)?.len();
     if len == 0 {
         return Ok((0, 0, 0));
     }

@@ -27,6 +27,7 @@
 //!   (absent or empty) file starts a new log. One run per file at a time.
 //! * Unknown keys are ignored, so later versions can add fields.
 
+use crate::codec::{IoAt, PathIoError};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,8 +41,8 @@ pub const VERSION: u32 = 1;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum RunLogError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("{path}: not a self-play run log ({reason}); move it away to start a new one")]
     Parse { path: PathBuf, reason: String },
     #[error("{path}: run log version {found} is newer than this build reads ({VERSION})")]
@@ -158,7 +159,7 @@ impl RunLog {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RunLog::default()),
-            Err(source) => return Err(RunLogError::Io { path: path.to_path_buf(), source }),
+            Err(source) => return Err(PathIoError::new(path, source).into()),
         };
         let parse = |reason: String| RunLogError::Parse { path: path.to_path_buf(), reason };
         let log: RunLog = serde_json::from_str(&text).map_err(|e| parse(e.to_string()))?;
@@ -175,11 +176,11 @@ impl RunLog {
     pub fn save(&self, path: &Path) -> Result<(), RunLogError> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| RunLogError::Parse { path: path.to_path_buf(), reason: e.to_string() })?;
-        crate::atomic_file::write_with(path, 1 << 16, |w| {
+        Ok(crate::atomic_file::write_with(path, 1 << 16, |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
         })
-        .map_err(|source| RunLogError::Io { path: path.to_path_buf(), source })
+        .at(path)?)
     }
 
     /// The first unused game index of `seed`: past every index an earlier

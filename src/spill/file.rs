@@ -22,6 +22,7 @@
 //! ([`Encoding::decode`]).
 
 use super::{bucket_of, Encoding, BUCKETS, MAX_LEVEL};
+use crate::codec::{Fixed, PathIoError, Put, Reader, Truncated};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -43,8 +44,8 @@ const WRITE_BYTES: usize = 1 << 20;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum SpillError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error(
         "{path}: not a run file of level {level} (bad magic, version, level or reserved bytes) at offset {offset}"
     )]
@@ -56,7 +57,7 @@ pub enum SpillError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SpillError + '_ {
-    move |source| SpillError::Io { path: path.to_path_buf(), source }
+    move |source| SpillError::Io(PathIoError::new(path, source))
 }
 
 /// Reads `buf.len()` bytes of `file` at `offset` without moving a shared
@@ -171,13 +172,14 @@ impl<C: Encoding> SpillWriter<C> {
 }
 
 fn header(level: u8, item_len: usize, n: u64) -> [u8; HEADER_LEN as usize] {
-    let mut h = [0u8; HEADER_LEN as usize];
-    h[0..4].copy_from_slice(MAGIC);
-    h[4] = VERSION;
-    h[5] = level;
-    h[6] = item_len as u8;
-    h[8..16].copy_from_slice(&n.to_le_bytes());
-    h
+    let mut h = Fixed::<{ HEADER_LEN as usize }>::new();
+    h.put(MAGIC);
+    h.put_u8(VERSION);
+    h.put_u8(level);
+    h.put_u8(item_len as u8);
+    h.put_u8(0);
+    h.put_u64_le(n);
+    h.into_array()
 }
 
 /// A spill file opened for reading, one bucket at a time (by several
@@ -204,18 +206,19 @@ impl<C: Encoding> SpillReader<C> {
             return Err(bad_length(len));
         }
         file.read_exact(&mut h).map_err(io_err(path))?;
-        if &h[0..4] != MAGIC
-            || h[4] != VERSION
-            || h[5] != level
+        let bad_header = || SpillError::BadHeader { path: path.to_path_buf(), level, offset: 0 };
+        let mut r = Reader::new(&h);
+        let fields = (|| Ok::<_, Truncated>((r.array::<4>()?, r.u8()?, r.u8()?, r.u8()?, r.u8()?, r.u64_le()?)))();
+        let (magic, version, file_level, item_len, reserved, n) = fields.map_err(|_| bad_header())?;
+        if &magic != MAGIC
+            || version != VERSION
+            || file_level != level
             || level > MAX_LEVEL
-            || usize::from(h[6]) != encoding.item_len()
-            || h[7] != 0
+            || usize::from(item_len) != encoding.item_len()
+            || reserved != 0
         {
-            return Err(SpillError::BadHeader { path: path.to_path_buf(), level, offset: 0 });
+            return Err(bad_header());
         }
-        let mut count = [0u8; 8];
-        count.copy_from_slice(&h[8..16]);
-        let n = u64::from_le_bytes(count);
         let body = n.checked_mul(encoding.item_len() as u64).ok_or_else(|| bad_length(8))?;
         if HEADER_LEN.checked_add(body).and_then(|b| b.checked_add(FOOTER_LEN)) != Some(len) {
             return Err(bad_length(8));
@@ -226,12 +229,10 @@ impl<C: Encoding> SpillReader<C> {
         let mut starts = Vec::with_capacity(BUCKETS + 1);
         let mut at = 0u64;
         starts.push(0);
-        for (i, c) in footer.chunks_exact(8).enumerate() {
-            count.copy_from_slice(c);
-            at = at
-                .checked_add(u64::from_le_bytes(count))
-                .filter(|&a| a <= n)
-                .ok_or_else(|| bad_length(footer_at + 8 * i as u64))?;
+        let mut counts = Reader::new(&footer);
+        for i in 0..BUCKETS {
+            let count = counts.u64_le().map_err(|_| bad_length(footer_at + 8 * i as u64))?;
+            at = at.checked_add(count).filter(|&a| a <= n).ok_or_else(|| bad_length(footer_at + 8 * i as u64))?;
             starts.push(at);
         }
         if at != n {

@@ -37,11 +37,12 @@
 
 use super::sbob::{self, GameKind, SbobBook, SbobMove, SbobPosition, DROP_FROM};
 use crate::board::Board;
+use crate::codec::{IoAt, PathIoError};
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::HashSet;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 pub const VERSION: u32 = 1;
@@ -49,8 +50,8 @@ pub const VERSION: u32 = 1;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum JsonError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("line {line}, column {column}: {message}")]
     Syntax { line: usize, column: usize, message: String },
     #[error("unsupported version {version} (expected {VERSION})")]
@@ -220,14 +221,13 @@ fn write_move(out: &mut String, m: &JsonMove) {
 }
 
 pub fn read(path: &Path) -> Result<JsonBook, JsonError> {
-    let text = std::fs::read_to_string(path).map_err(|source| JsonError::Io { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).at(path)?;
     parse(&text)
 }
 
 /// Writes `book` (temporary file, sync, rename).
 pub fn write(path: &Path, book: &JsonBook) -> Result<(), JsonError> {
-    super::write_atomic(path, to_string(book).as_bytes())
-        .map_err(|source| JsonError::Io { path: path.to_path_buf(), source })
+    Ok(super::write_atomic(path, to_string(book).as_bytes()).at(path)?)
 }
 
 fn piece_tag(game: GameKind, n: u8) -> PieceTag {

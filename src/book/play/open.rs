@@ -24,9 +24,10 @@ use crate::book::format::json::{self, JsonBook, JsonError};
 use crate::book::format::polyglot::{PolyglotBook, PolyglotError};
 use crate::book::format::sbob::{self, SbobBook, SbobError};
 use crate::book::format::yacb::{self, YacbBook, YacbError};
+use crate::codec::{IoAt, PathIoError};
 use std::fmt;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use thiserror::Error;
 
 /// A book format the project reads and writes.
@@ -70,8 +71,9 @@ impl fmt::Display for BookFormat {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum BookError {
-    #[error("{source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The message leaves the path to the caller, which names the book.
+    #[error("{}", .0.source)]
+    Io(#[from] PathIoError),
     #[error(transparent)]
     Yacb(#[from] YacbError),
     #[error(transparent)]
@@ -225,7 +227,7 @@ pub fn text_kind(path: &Path, text: &[u8]) -> InputKind {
 
 /// The first [`SNIFF_LEN`] bytes of `path`.
 pub fn read_head(path: &Path) -> Result<Vec<u8>, BookError> {
-    let io = |source| BookError::Io { path: path.to_path_buf(), source };
+    let io = |source| BookError::Io(PathIoError::new(path, source));
     let mut head = Vec::with_capacity(SNIFF_LEN);
     std::fs::File::open(path).and_then(|f| f.take(SNIFF_LEN as u64).read_to_end(&mut head)).map_err(io)?;
     Ok(head)
@@ -245,7 +247,7 @@ pub fn format_of(path: &Path) -> Result<BookFormat, BookError> {
         return Ok(BookFormat::Abk);
     }
     let head = read_head(path)?;
-    let len = std::fs::metadata(path).map_err(|source| BookError::Io { path: path.to_path_buf(), source })?.len();
+    let len = std::fs::metadata(path).at(path)?.len();
     Ok(if abk_content(&head, len) { BookFormat::Abk } else { sniff(&head) })
 }
 
@@ -253,7 +255,7 @@ pub fn format_of(path: &Path) -> Result<BookFormat, BookError> {
 /// validates it in full (YACB entries included). YACB and Polyglot books are
 /// mapped, SBOB, JSON and ABK books are decoded into memory.
 pub fn open(path: &Path) -> Result<Book, BookError> {
-    let io = |source| BookError::Io { path: path.to_path_buf(), source };
+    let io = |source| BookError::Io(PathIoError::new(path, source));
     Ok(match format_of(path)? {
         BookFormat::Abk => Book::Abk(AbkBook::open(path)?),
         BookFormat::Yacb => {
@@ -278,6 +280,7 @@ pub fn open(path: &Path) -> Result<Book, BookError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn data(name: &str) -> PathBuf {
         PathBuf::from(format!("{}/engine-tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
@@ -421,6 +424,6 @@ mod tests {
     #[test]
     fn open_names_a_missing_file_as_an_io_error() {
         let err = open(Path::new("/nonexistent/book.bin")).unwrap_err();
-        assert!(matches!(err, BookError::Io { .. }), "{err:?}");
+        assert!(matches!(err, BookError::Io(_)), "{err:?}");
     }
 }

@@ -40,6 +40,7 @@ use self::games::PassSpec;
 use self::pipeline::{count_bodies, run_pass, Item, Meter};
 use crate::book::format::yacb::{self, KeyType};
 use crate::book::tools::make_book::MakeBookOptions;
+use crate::codec::PathIoError;
 use crate::input::InputError;
 use crate::pgn::ReplayError;
 use crate::spill::SpillError;
@@ -158,8 +159,8 @@ pub enum BuildError {
     Input(#[from] InputError),
     #[error(transparent)]
     Spill(#[from] SpillError),
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("{} input(s) damaged ({}); no book written", .summary.damaged.len(), .summary.damaged.iter().map(|(i, e)| format!("{i}: {e}")).collect::<Vec<_>>().join("; "))]
     Damaged { summary: Box<Summary> },
     #[error("the positions of one bucket of keys do not fit in {bytes} bytes even split as far as keys allow; give more memory")]
@@ -167,7 +168,7 @@ pub enum BuildError {
 }
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |source| BuildError::Io { path: path.to_path_buf(), source }
+    move |source| BuildError::Io(PathIoError::new(path, source))
 }
 
 /// The peak resident memory of this process in kB (`VmHWM`), where known.
