@@ -47,18 +47,9 @@ const CHECKSUM_LEN: usize = 8;
 pub enum NetError {
     #[error(transparent)]
     Io(#[from] PathIoError),
-    #[error("bad magic at offset 0: expected \"ARNN\"")]
-    BadMagic,
-    #[error("unsupported format version {version} at offset 4 (expected {VERSION})")]
-    UnsupportedVersion { version: u32 },
-    #[error("input count {count} at offset 8 (expected {INPUTS})")]
-    BadInputCount { count: u32 },
-    #[error("hidden size {hidden} at offset 12: must be a multiple of 16 in 16..=4096")]
-    BadHiddenSize { hidden: u32 },
-    #[error("{field} = {value} at offset {offset}: {rule}")]
-    BadQuantisation { offset: usize, field: &'static str, value: u16, rule: &'static str },
-    #[error("flags at offset {offset} are {value:#06x}: only bit 0 (hand-written base) is defined")]
-    UnknownFlags { offset: usize, value: u16 },
+    /// The header's shared fields ([`header`]).
+    #[error(transparent)]
+    Header(HeaderError),
     #[error(transparent)]
     Truncated(#[from] Truncated),
     #[error("{extra} trailing bytes at offset {offset}")]
@@ -75,13 +66,8 @@ impl NetError {
         Some(match self {
             NetError::Io(_) => return None,
             NetError::Truncated(t) => t.offset as usize,
-            NetError::BadMagic => 0,
-            NetError::UnsupportedVersion { .. } => 4,
-            NetError::BadInputCount { .. } => 8,
-            NetError::BadHiddenSize { .. } => 12,
-            NetError::BadQuantisation { offset, .. }
-            | NetError::UnknownFlags { offset, .. }
-            | NetError::TrailingBytes { offset, .. }
+            NetError::Header(h) => h.offset(),
+            NetError::TrailingBytes { offset, .. }
             | NetError::ChecksumMismatch { offset, .. }
             | NetError::OutputWeightOutOfRange { offset, .. } => *offset,
         })
@@ -94,33 +80,21 @@ pub const fn file_len(hidden: usize) -> usize {
 }
 
 /// The header's layout, shared with the trainer's checkpoint.
-const LAYOUT: Layout = Layout { magic: MAGIC, version: VERSION, input_count: true, len: HEADER_LEN };
+const LAYOUT: Layout = Layout { magic: MAGIC, what: "format", version: VERSION, input_count: true, len: HEADER_LEN };
 
+/// A header error is the file's; a truncated header is a truncated file.
 impl From<HeaderError> for NetError {
     fn from(e: HeaderError) -> NetError {
         match e {
-            HeaderError::BadMagic => NetError::BadMagic,
-            HeaderError::UnsupportedVersion { version } => NetError::UnsupportedVersion { version },
-            HeaderError::BadInputCount { count } => NetError::BadInputCount { count },
-            HeaderError::BadHiddenSize { hidden, .. } => NetError::BadHiddenSize { hidden },
-            HeaderError::BadQuantisation { offset, field, value, rule, .. } => {
-                NetError::BadQuantisation { offset, field, value, rule }
-            }
-            HeaderError::UnknownFlags { offset, value } => NetError::UnknownFlags { offset, value },
             HeaderError::Truncated(t) => NetError::Truncated(t),
+            other => NetError::Header(other),
         }
     }
 }
 
 /// The quantisation invariants, with the offsets of the header fields.
 pub(super) fn check_quantisation(q: Quantisation) -> Result<(), NetError> {
-    match header::quantisation_fault(q) {
-        Some((i, field, rule)) => {
-            let value = [q.qa, q.qb, q.scale][i];
-            Err(NetError::BadQuantisation { offset: 16 + 2 * i, field, value, rule })
-        }
-        None => Ok(()),
-    }
+    HeaderError::of_quantisation(q, 16).map_or(Ok(()), |e| Err(e.into()))
 }
 
 impl Network {

@@ -48,7 +48,8 @@ impl FloatNetwork {
     /// An all-zero network of hidden size `hidden` with constants `quant`.
     pub fn zeros(hidden: usize, quant: Quantisation) -> Result<FloatNetwork, NetError> {
         if !is_valid_hidden(hidden) {
-            return Err(NetError::BadHiddenSize { hidden: u32::try_from(hidden).unwrap_or(u32::MAX) });
+            let hidden = u32::try_from(hidden).unwrap_or(u32::MAX);
+            return Err(NetError::Header(super::header::HeaderError::BadHiddenSize { offset: 12, hidden }));
         }
         super::file::check_quantisation(quant)?;
         Ok(FloatNetwork {

@@ -18,10 +18,13 @@
 
 use super::{is_valid_hidden, Base, Quantisation, INPUTS};
 use crate::codec::{Reader, Truncated};
+use thiserror::Error;
 
 /// What a format's header is.
 pub struct Layout {
     pub magic: &'static [u8; 4],
+    /// What its version numbers (`format`, `checkpoint`), for messages.
+    pub what: &'static str,
     pub version: u32,
     /// Whether the input count follows the version.
     pub input_count: bool,
@@ -37,22 +40,46 @@ pub struct Header {
     pub base: Base,
 }
 
-/// The first thing wrong with a header; each format turns it into its own
-/// error with the same offsets.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The first thing wrong with a header, with its offset: both formats'
+/// errors hold it as it is (`NetError::Header`, `CheckpointError::Header`).
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
 pub enum HeaderError {
-    BadMagic,
-    UnsupportedVersion { version: u32 },
+    #[error("bad magic at offset 0: expected \"{}\"", String::from_utf8_lossy(&expected[..]))]
+    BadMagic { expected: &'static [u8; 4] },
+    #[error("unsupported {what} version {version} at offset 4 (expected {expected})")]
+    UnsupportedVersion { what: &'static str, version: u32, expected: u32 },
+    #[error("input count {count} at offset 8 (expected {INPUTS})")]
     BadInputCount { count: u32 },
+    #[error("hidden size {hidden} at offset {offset}: must be a multiple of 16 in 16..=4096")]
     BadHiddenSize { offset: usize, hidden: u32 },
+    #[error("{field} = {value} at offset {offset}: {rule}")]
     BadQuantisation { offset: usize, quant: Quantisation, field: &'static str, value: u16, rule: &'static str },
+    #[error("flags at offset {offset} are {value:#06x}: only bit 0 (hand-written base) is defined")]
     UnknownFlags { offset: usize, value: u16 },
-    Truncated(Truncated),
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
 }
 
-impl From<Truncated> for HeaderError {
-    fn from(t: Truncated) -> HeaderError {
-        HeaderError::Truncated(t)
+impl HeaderError {
+    /// The byte offset the error names.
+    pub fn offset(&self) -> usize {
+        match self {
+            HeaderError::BadMagic { .. } => 0,
+            HeaderError::UnsupportedVersion { .. } => 4,
+            HeaderError::BadInputCount { .. } => 8,
+            HeaderError::BadHiddenSize { offset, .. }
+            | HeaderError::BadQuantisation { offset, .. }
+            | HeaderError::UnknownFlags { offset, .. } => *offset,
+            HeaderError::Truncated(t) => t.offset as usize,
+        }
+    }
+
+    /// `quant`'s first constant out of range, as the error of the fields
+    /// stored from `offset` (QA, QB, SCALE), if any.
+    pub fn of_quantisation(quant: Quantisation, offset: usize) -> Option<HeaderError> {
+        let (i, field, rule) = quantisation_fault(quant)?;
+        let value = [quant.qa, quant.qb, quant.scale][i];
+        Some(HeaderError::BadQuantisation { offset: offset + 2 * i, quant, field, value, rule })
     }
 }
 
@@ -61,13 +88,13 @@ impl From<Truncated> for HeaderError {
 pub fn read<'a>(bytes: &'a [u8], layout: &Layout) -> Result<(Header, Reader<'a>), HeaderError> {
     // A file shorter than the magic is a wrong file when it starts wrong.
     if !layout.magic.starts_with(bytes.get(..4).unwrap_or(bytes)) {
-        return Err(HeaderError::BadMagic);
+        return Err(HeaderError::BadMagic { expected: layout.magic });
     }
     let mut r = Reader::new(Reader::new(bytes).bytes(layout.len)?);
     r.skip(4)?;
     let version = r.u32_le()?;
     if version != layout.version {
-        return Err(HeaderError::UnsupportedVersion { version });
+        return Err(HeaderError::UnsupportedVersion { what: layout.what, version, expected: layout.version });
     }
     if layout.input_count {
         let count = r.u32_le()?;
@@ -81,9 +108,8 @@ pub fn read<'a>(bytes: &'a [u8], layout: &Layout) -> Result<(Header, Reader<'a>)
     }
     let at = r.offset();
     let quant = Quantisation { qa: r.u16_le()?, qb: r.u16_le()?, scale: r.u16_le()? };
-    if let Some((i, field, rule)) = quantisation_fault(quant) {
-        let value = [quant.qa, quant.qb, quant.scale][i];
-        return Err(HeaderError::BadQuantisation { offset: at + 2 * i, quant, field, value, rule });
+    if let Some(e) = HeaderError::of_quantisation(quant, at) {
+        return Err(e);
     }
     let (offset, value) = (r.offset(), r.u16_le()?);
     let Some(base) = Base::from_flags(value) else {

@@ -51,16 +51,9 @@ pub const HEADER_LEN: usize = 64;
 pub enum CheckpointError {
     #[error(transparent)]
     Io(#[from] PathIoError),
-    #[error("bad magic at offset 0: expected \"ARCK\"")]
-    BadMagic,
-    #[error("unsupported checkpoint version {version} at offset 4 (expected {VERSION})")]
-    UnsupportedVersion { version: u32 },
-    #[error("hidden size {hidden} at offset 8: must be a multiple of 16 in 16..=4096")]
-    BadHiddenSize { hidden: u32 },
-    #[error("quantisation QA {qa}, QB {qb}, SCALE {scale} at offset 12: QA must be 1..=255, QB and SCALE at least 1")]
-    BadQuantisation { qa: u16, qb: u16, scale: u16 },
-    #[error("flags at offset 18 are {value:#06x}: only bit 0 (hand-written base) is defined")]
-    UnknownFlags { value: u16 },
+    /// The header's shared fields (`nnue::header`).
+    #[error(transparent)]
+    Header(HeaderError),
     #[error(transparent)]
     Truncated(#[from] Truncated),
     #[error("{extra} trailing bytes at offset {offset}")]
@@ -79,11 +72,7 @@ impl CheckpointError {
         Some(match self {
             CheckpointError::Io(_) => return None,
             CheckpointError::Truncated(t) => t.offset as usize,
-            CheckpointError::BadMagic => 0,
-            CheckpointError::UnsupportedVersion { .. } => 4,
-            CheckpointError::BadHiddenSize { .. } => 8,
-            CheckpointError::BadQuantisation { .. } => 12,
-            CheckpointError::UnknownFlags { .. } => 18,
+            CheckpointError::Header(h) => h.offset(),
             CheckpointError::BadSchedule { .. } => 48,
             CheckpointError::TrailingBytes { offset, .. }
             | CheckpointError::ChecksumMismatch { offset, .. }
@@ -132,21 +121,15 @@ pub const fn file_len(hidden: usize) -> usize {
 }
 
 /// The header's layout, shared with the network file.
-const LAYOUT: Layout = Layout { magic: MAGIC, version: VERSION, input_count: false, len: HEADER_LEN };
+const LAYOUT: Layout =
+    Layout { magic: MAGIC, what: "checkpoint", version: VERSION, input_count: false, len: HEADER_LEN };
 
+/// A header error is the file's; a truncated header is a truncated file.
 impl From<HeaderError> for CheckpointError {
     fn from(e: HeaderError) -> CheckpointError {
         match e {
-            HeaderError::BadMagic => CheckpointError::BadMagic,
-            HeaderError::UnsupportedVersion { version } => CheckpointError::UnsupportedVersion { version },
-            // Never: the checkpoint's layout has no input count.
-            HeaderError::BadInputCount { .. } => CheckpointError::BadMagic,
-            HeaderError::BadHiddenSize { hidden, .. } => CheckpointError::BadHiddenSize { hidden },
-            HeaderError::BadQuantisation { quant, .. } => {
-                CheckpointError::BadQuantisation { qa: quant.qa, qb: quant.qb, scale: quant.scale }
-            }
-            HeaderError::UnknownFlags { value, .. } => CheckpointError::UnknownFlags { value },
             HeaderError::Truncated(t) => CheckpointError::Truncated(t),
+            other => CheckpointError::Header(other),
         }
     }
 }
@@ -220,7 +203,7 @@ impl Checkpoint {
         let m = floats(false)?;
         let v = floats(true)?;
         let Ok(mut net) = FloatNetwork::zeros(hidden, quant) else {
-            return Err(CheckpointError::BadHiddenSize { hidden: hidden as u32 });
+            return Err(CheckpointError::Header(HeaderError::BadHiddenSize { offset: 8, hidden: hidden as u32 }));
         };
         let (w_end, b_end) = (INPUTS * hidden, INPUTS * hidden + hidden);
         net.feature_weights_mut().copy_from_slice(&params[..w_end]);

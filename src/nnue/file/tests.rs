@@ -2,6 +2,7 @@
 //! error variant with its offset, and random bytes, truncations and damage.
 
 use super::*;
+use crate::nnue::header::HeaderError;
 use crate::nnue::FloatNetwork;
 use proptest::prelude::*;
 
@@ -74,22 +75,26 @@ fn loading_a_missing_file_is_an_io_error() {
 #[test]
 fn bad_magic_is_rejected_at_offset_0() {
     let err = rejected(&edited(0, b"NNUE"));
-    assert!(matches!(err, NetError::BadMagic));
+    assert!(matches!(err, NetError::Header(HeaderError::BadMagic { .. })));
     assert_eq!(err.offset(), Some(0));
-    assert!(matches!(rejected(b"AX"), NetError::BadMagic), "a short file with a wrong start is not a network");
+    assert_eq!(err.to_string(), "bad magic at offset 0: expected \"ARNN\"");
+    assert!(
+        matches!(rejected(b"AX"), NetError::Header(HeaderError::BadMagic { .. })),
+        "a short file with a wrong start is not a network"
+    );
 }
 
 #[test]
 fn unsupported_version_is_rejected_at_offset_4() {
     let err = rejected(&edited(4, &2u32.to_le_bytes()));
-    assert!(matches!(err, NetError::UnsupportedVersion { version: 2 }));
+    assert!(matches!(err, NetError::Header(HeaderError::UnsupportedVersion { version: 2, .. })));
     assert_eq!(err.offset(), Some(4));
 }
 
 #[test]
 fn wrong_input_count_is_rejected_at_offset_8() {
     let err = rejected(&edited(8, &769u32.to_le_bytes()));
-    assert!(matches!(err, NetError::BadInputCount { count: 769 }));
+    assert!(matches!(err, NetError::Header(HeaderError::BadInputCount { count: 769 })));
     assert_eq!(err.offset(), Some(8));
 }
 
@@ -97,7 +102,10 @@ fn wrong_input_count_is_rejected_at_offset_8() {
 fn bad_hidden_sizes_are_rejected_at_offset_12() {
     for hidden in [0u32, 8, 24, 4112, u32::MAX] {
         let err = rejected(&edited(12, &hidden.to_le_bytes()));
-        assert!(matches!(err, NetError::BadHiddenSize { hidden: h } if h == hidden), "{hidden}: {err}");
+        assert!(
+            matches!(err, NetError::Header(HeaderError::BadHiddenSize { hidden: h, .. }) if h == hidden),
+            "{hidden}: {err}"
+        );
         assert_eq!(err.offset(), Some(12));
     }
 }
@@ -106,7 +114,9 @@ fn bad_hidden_sizes_are_rejected_at_offset_12() {
 fn bad_quantisation_is_rejected_at_its_field() {
     for (offset, value, field) in [(16, 0u16, "QA"), (16, 256, "QA"), (18, 0, "QB"), (20, 0, "SCALE")] {
         let err = rejected(&edited(offset, &value.to_le_bytes()));
-        assert!(matches!(err, NetError::BadQuantisation { field: f, value: v, .. } if f == field && v == value));
+        assert!(
+            matches!(err, NetError::Header(HeaderError::BadQuantisation { field: f, value: v, .. }) if f == field && v == value)
+        );
         assert_eq!(err.offset(), Some(offset));
     }
     assert!(FloatNetwork::zeros(16, Quantisation { qa: 300, qb: 64, scale: 400 }).is_err());
@@ -116,7 +126,7 @@ fn bad_quantisation_is_rejected_at_its_field() {
 fn unknown_flags_are_rejected_at_offset_22() {
     for (bytes, value) in [([0u8, 1u8], 0x0100u16), ([2, 0], 0x0002), ([3, 0], 0x0003)] {
         let err = rejected(&edited(22, &bytes));
-        assert!(matches!(err, NetError::UnknownFlags { value: v, .. } if v == value), "{err}");
+        assert!(matches!(err, NetError::Header(HeaderError::UnknownFlags { value: v, .. }) if v == value), "{err}");
         assert_eq!(err.offset(), Some(22));
     }
 }
