@@ -35,17 +35,19 @@ pub mod data;
 pub mod grad;
 pub mod hce;
 pub mod optim;
+mod parallel;
+pub mod schedule;
 
 #[cfg(test)]
 mod tests;
 
 use crate::nnue::{is_valid_hidden, Base, FloatNetwork, NetError};
 use crate::records::RecordError;
-pub use checkpoint::Schedule;
 use checkpoint::{Checkpoint, CheckpointError};
 use data::{Dataset, Filter, FilterCounts, Sample};
 use grad::{Gradient, Target, CHUNKS};
 use optim::AdamW;
+pub use schedule::Schedule;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
@@ -337,14 +339,16 @@ pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32) -> f64 
 /// 400)`: the same targets and logistic as a network's loss, so the two
 /// numbers compare directly.
 pub fn hand_written_loss(samples: &[Sample], wdl: f32) -> f64 {
-    let target = Target { wdl, logit_scale: 1.0 / 400.0 };
-    let total: f64 =
-        samples.iter().map(|s| f64::from((grad::sigmoid(f32::from(s.base) / 400.0) - target.of(s)).powi(2))).sum();
+    let target = Target { wdl, logit_scale: 1.0 / grad::SCORE_SCALE };
+    let total: f64 = samples
+        .iter()
+        .map(|s| f64::from((grad::sigmoid(f32::from(s.base) / grad::SCORE_SCALE) - target.of(s)).powi(2)))
+        .sum();
     total / samples.len().max(1) as f64
 }
 
 fn target(state: &Checkpoint, wdl: f32) -> Target {
-    Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / 400.0 }
+    Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / grad::SCORE_SCALE }
 }
 
 /// Every kept position of the validation files (in file order) and the

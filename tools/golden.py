@@ -180,6 +180,9 @@ def steps():
          ["selfplay"], None),
         ("train --measure", ["train", "--measure", "--init", "t.nnue.ckpt", "--validation", "sp.bin",
                              "--skip-plies", "0"], ["train (one short leg)"], None),
+        *[(f"tune (threads {t})", ["tune", "--data", "sp.bin", "--out", f"w{t}.rs", "--iterations", "30",
+                                   "--threads", str(t), "--skip-plies", "0", "--l2", "0.001"], ["selfplay"], None)
+          for t in (1, 2)],
     ]
 
 

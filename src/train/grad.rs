@@ -19,6 +19,11 @@
 use super::data::{other_perspective, Sample};
 use crate::nnue::FloatNetwork;
 
+/// The records' score scale in centipawns ([`crate::types::LOGISTIC_SCALE`]):
+/// `p = σ(cp / SCORE_SCALE)` for the recorded scores, the network's outputs
+/// and the hand-written base alike.
+pub const SCORE_SCALE: f32 = crate::types::LOGISTIC_SCALE as f32;
+
 /// Slices per batch (and the most threads a batch can use).
 pub const CHUNKS: usize = 8;
 
@@ -118,7 +123,7 @@ pub fn mean_loss(net: &FloatNetwork, samples: &[Sample], target: &Target) -> f64
 /// centipawns plus the sample's base, over 400.
 #[inline]
 fn logit(out: f32, sample: &Sample, logit_scale: f32) -> f32 {
-    out * logit_scale + f32::from(sample.base) / 400.0
+    out * logit_scale + f32::from(sample.base) / SCORE_SCALE
 }
 
 /// Fills both accumulators; returns `out`.
@@ -185,31 +190,12 @@ pub fn batch_gradient(net: &FloatNetwork, batch: &[Sample], target: &Target, thr
     debug_assert_eq!(grads.len(), CHUNKS);
     let norm = 1.0 / batch.len().max(1) as f32;
     let slice = |i: usize| &batch[i * batch.len() / CHUNKS..(i + 1) * batch.len() / CHUNKS];
-    let run = |work: Vec<(usize, &mut Gradient)>| {
+    let work = |i: usize, g: &mut Gradient| {
         let mut s = Scratch { acc: [Vec::new(), Vec::new()], delta: [Vec::new(), Vec::new()] };
-        for (i, g) in work {
-            g.clear();
-            for sample in slice(i) {
-                backward(net, sample, target, norm, g, &mut s);
-            }
+        g.clear();
+        for sample in slice(i) {
+            backward(net, sample, target, norm, g, &mut s);
         }
     };
-    let threads = threads.clamp(1, CHUNKS);
-    let mut work: Vec<Vec<(usize, &mut Gradient)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, g) in grads.iter_mut().enumerate() {
-        work[i % threads].push((i, g));
-    }
-    if threads == 1 {
-        work.into_iter().for_each(run);
-    } else {
-        std::thread::scope(|scope| {
-            for w in work {
-                scope.spawn(|| run(w));
-            }
-        });
-    }
-    let (first, rest) = grads.split_at_mut(1);
-    for g in rest.iter() {
-        first[0].add(g);
-    }
+    super::parallel::reduce_slots(grads, threads, work, Gradient::add);
 }

@@ -112,7 +112,7 @@ impl Positions {
 /// σ(K·x) with x in centipawns.
 #[inline]
 fn sigmoid(k: f64, x: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-k * x / 400.0))
+    1.0 / (1.0 + 10f64.powf(-k * x / crate::types::LOGISTIC_SCALE))
 }
 
 /// The white-view evaluation of `e` under weights `w` (`[mg, eg]` pairs
@@ -146,7 +146,7 @@ fn error_sum(
     mut grad: Option<&mut [f64]>,
 ) -> f64 {
     let mut sum = 0.0;
-    let dk = k * std::f64::consts::LN_10 / 400.0;
+    let dk = k * std::f64::consts::LN_10 / crate::types::LOGISTIC_SCALE;
     for e in entries {
         let (x, phase, eg_factor) = eval(counts, e, w);
         let p = sigmoid(k, x);
@@ -180,33 +180,24 @@ fn mean_error(
     want_grad: bool,
 ) -> (f64, Vec<f64>) {
     let chunks: Vec<&[Entry]> = entries.chunks(CHUNK).collect();
-    let mut results: Vec<ChunkSum> = vec![(0.0, Vec::new()); chunks.len()];
-    let threads = threads.clamp(1, chunks.len().max(1));
-    std::thread::scope(|s| {
-        let mut slots: Vec<Vec<(usize, &mut ChunkSum)>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, slot) in results.iter_mut().enumerate() {
-            slots[i % threads].push((i, slot));
-        }
-        for mine in slots {
-            let chunks = &chunks;
-            s.spawn(move || {
-                for (i, slot) in mine {
-                    let mut g = if want_grad { vec![0.0; w.len()] } else { Vec::new() };
-                    let sum = error_sum(counts, chunks[i], w, k, lambda, want_grad.then_some(&mut g[..]));
-                    *slot = (sum, g);
-                }
-            });
-        }
-    });
-    let n = entries.len().max(1) as f64;
-    let mut total = 0.0;
-    let mut grad = vec![0.0; if want_grad { w.len() } else { 0 }];
-    for (sum, g) in results {
-        total += sum;
-        for (a, b) in grad.iter_mut().zip(g) {
+    // A first slot of zeros: the fold adds every chunk to it, in order.
+    let zeros = (0.0, vec![0.0; if want_grad { w.len() } else { 0 }]);
+    let mut slots: Vec<ChunkSum> = std::iter::once(zeros).chain(chunks.iter().map(|_| (0.0, Vec::new()))).collect();
+    let work = |i: usize, slot: &mut ChunkSum| {
+        let Some(chunk) = i.checked_sub(1).and_then(|c| chunks.get(c)) else { return };
+        let mut g = if want_grad { vec![0.0; w.len()] } else { Vec::new() };
+        let sum = error_sum(counts, chunk, w, k, lambda, want_grad.then_some(&mut g[..]));
+        *slot = (sum, g);
+    };
+    let add = |total: &mut ChunkSum, other: &ChunkSum| {
+        total.0 += other.0;
+        for (a, b) in total.1.iter_mut().zip(&other.1) {
             *a += b;
         }
-    }
+    };
+    super::parallel::reduce_slots(&mut slots, threads, work, add);
+    let n = entries.len().max(1) as f64;
+    let (total, mut grad) = std::mem::take(&mut slots[0]);
     grad.iter_mut().for_each(|x| *x /= n);
     (total / n, grad)
 }
