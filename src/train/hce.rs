@@ -236,7 +236,6 @@ pub fn tune(
             k
         }
     };
-    let (b1, b2, eps) = (0.9, 0.999, 1e-8);
     let mut m = vec![0.0; w.len()];
     let mut v = vec![0.0; w.len()];
     for it in 1..=config.iterations {
@@ -244,14 +243,8 @@ pub fn tune(
         for (i, ((g, w), w0)) in g.iter_mut().zip(&w).zip(&w0).enumerate() {
             *g = if frozen[i / 2] { 0.0 } else { *g + 2.0 * config.l2 * (w - w0) };
         }
-        let t = f64::from(it);
-        for i in 0..w.len() {
-            m[i] = b1 * m[i] + (1.0 - b1) * g[i];
-            v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
-            let mh = m[i] / (1.0 - b1.powf(t));
-            let vh = v[i] / (1.0 - b2.powf(t));
-            w[i] -= config.lr * mh / (vh.sqrt() + eps);
-        }
+        // The trainer's optimiser (train::optim) without decay or clip.
+        super::optim::Step::new(config.lr, u64::from(it)).apply(&mut w, &g, &mut m, &mut v, 0.0, f64::INFINITY);
         if it == 1 || it % 50 == 0 || it == config.iterations {
             let validation = mean_error(&data.counts, &data.validation, &w, k, config.lambda, threads, false).0;
             report(Event::Progress { iteration: it, train, validation });
