@@ -29,9 +29,10 @@ mod tune;
 #[command(name = "archivist", version, about = "A UCI chess engine that keeps everything on disk")]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
-    /// A TOML file: UCI option defaults applied before the UCI loop, or for
-    /// `selfplay` its preset (configs/selfplay.toml).
-    #[arg(long, global = true)]
+    /// A TOML file of UCI option defaults applied before the UCI loop
+    /// (configs/engine.toml). Only the engine reads it; `selfplay` has its
+    /// own `--config` (a preset), no other subcommand takes one.
+    #[arg(long)]
     pub config: Option<std::path::PathBuf>,
     /// UCI lines to run instead of reading stdin, one per argument
     /// (e.g. "genfens 10 seed 1 book None" "quit").
@@ -73,7 +74,8 @@ pub enum Command {
         #[arg(long)]
         chess960: bool,
     },
-    /// Opening books: build (Polyglot from PGN), probe, convert (polyglot, sbob, json).
+    /// Opening books (Polyglot, YACB, ABK, SBOB and its JSON form, SugaR's .exp): build, analyse, probe,
+    /// inspect, verify, merge, edit, convert, export and import them.
     Book {
         #[command(subcommand)]
         command: book::BookCommand,
@@ -84,13 +86,16 @@ pub enum Command {
         command: TtCommand,
     },
     /// Play games against itself and write them as compressed-board game
-    /// records (the `montyformat` layout). `--config FILE` reads a preset.
+    /// records (the `montyformat` layout). `selfplay --config FILE` reads a
+    /// preset.
     Selfplay(Box<selfplay::SelfplayArgs>),
     /// Train a value network from compressed-board game records (see `train --help`).
     Train(Box<train::TrainArgs>),
     /// Fit the hand-written evaluation's weights to game records (see `tune --help`).
     Tune(Box<tune::TuneArgs>),
-    /// Inspect compressed-board game record files (`selfplay` output).
+    /// Compressed-board game records (`selfplay` output): dump, stats and
+    /// verify them, import them from PGN, export them to trainers' formats,
+    /// filter, dedup, shuffle, interleave and split them.
     Records {
         #[command(subcommand)]
         command: records::RecordsCommand,
@@ -111,6 +116,9 @@ pub enum Command {
     /// A local explorer: books, tablebases and a saved table by position,
     /// in a browser and as JSON (listens on 127.0.0.1:9090 by default).
     Serve(Box<serve::ServeArgs>),
+    /// Every UCI option: its `uci` line (type, default, range) and what it
+    /// does.
+    Options,
 }
 
 #[derive(Subcommand, Debug)]
@@ -197,7 +205,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Book { command }) => book::run(command),
         Some(Command::Tt { command }) => tt_command(command),
-        Some(Command::Selfplay(args)) => selfplay::run(*args, cli.config.as_deref()),
+        Some(Command::Selfplay(args)) => selfplay::run(*args),
         Some(Command::Records { command }) => records::run(command),
         Some(Command::Train(args)) => train::run(*args),
         Some(Command::Tune(args)) => tune::run(*args),
@@ -220,6 +228,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Tb { command }) => tb::run(command),
         Some(Command::Serve(args)) => serve::run(*args),
+        Some(Command::Options) => {
+            for spec in crate::engine::OPTIONS {
+                println!("{}\n    {}", crate::uci::option_line(spec), spec.help);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

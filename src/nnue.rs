@@ -1,7 +1,8 @@
 //! NNUE: a perspective network `(768 → N) × 2 → 1` with a squared clipped
 //! ReLU (SCReLU), its file format and its quantised inference.
 //!
-//! Depends only on [`crate::types`] and [`crate::board`]; neither the
+//! Depends on [`crate::types`], [`crate::board`], [`crate::codec`] (the
+//! file's bytes) and [`crate::atomic_file`] (its writer); neither the
 //! evaluation nor the search is touched here.
 //!
 //! | part | where |

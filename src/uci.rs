@@ -273,7 +273,8 @@ impl Uci {
     }
 }
 
-fn option_line(spec: &crate::engine::OptionSpec) -> String {
+/// The `uci` listing's line of an option (`option name … type …`).
+pub fn option_line(spec: &crate::engine::OptionSpec) -> String {
     match &spec.kind {
         OptionKind::Spin { default, min, max, .. } => {
             format!("option name {} type spin default {default} min {min} max {max}", spec.name)

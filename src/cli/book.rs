@@ -75,7 +75,7 @@ pub enum BookCommand {
 
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
-    /// The book (YACB or Polyglot, told by content).
+    /// The book (YACB, Polyglot or ABK, told by content).
     pub book: PathBuf,
     /// Position to look up (default: the start position).
     #[arg(long, default_value = Board::START_FEN)]

@@ -7,7 +7,7 @@ use crate::selfplay::progress::{Bar, Lines, Progress};
 use crate::selfplay::{self, Hooks};
 use anyhow::Context;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,6 +16,10 @@ use std::sync::Arc;
 /// configs/selfplay.toml for the defaults).
 #[derive(clap::Args, Debug, Default)]
 pub struct SelfplayArgs {
+    /// A preset (TOML, see configs/selfplay.toml): its values, each
+    /// overridden by a flag given here.
+    #[arg(long)]
+    config: Option<PathBuf>,
     /// Output file (compressed-board game records).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -115,9 +119,9 @@ impl SelfplayArgs {
     }
 }
 
-pub fn run(args: SelfplayArgs, config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let file = match config {
-        Some(path) => Preset::load(path)?,
+pub fn run(mut args: SelfplayArgs) -> anyhow::Result<ExitCode> {
+    let file = match args.config.take() {
+        Some(path) => Preset::load(&path)?,
         None => Preset::default(),
     };
     let preset = file.overridden_by(args.into_preset());

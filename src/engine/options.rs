@@ -47,6 +47,7 @@ pub struct OptionSpec {
     pub kind: OptionKind,
     /// What the engine does after the option is set.
     pub on_change: Change,
+    /// One line for people (`archivist options`).
     pub help: &'static str,
 }
 
@@ -169,7 +170,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         name: "BookFile",
         kind: Str { default: "", path: true, set: |o, v| o.book_file = v },
         on_change: Change::BookFile,
-        help: "YACB books, separated by ':' and probed in order",
+        help: "Books (YACB, Polyglot or ABK, told by content), separated by ':' and probed in order",
     },
     OptionSpec {
         name: "BookDepth",

@@ -12,11 +12,13 @@
 //! [`input_kind`] is the one rule for an input that may be a book, a PGN
 //! or an EPD file.
 //!
-//! Every consumer (`BookFile`, self-play and `genfens` openings, `book probe`,
-//! `book info`, `book dump`, `book verify`, `book convert`, `book export`,
-//! `book analyse`) opens books through [`open`], so a
-//! truncated or corrupt book gives the same message, byte offset included,
-//! wherever it is read. Error messages do not repeat the file name: the
+//! Every consumer of a book of any format (`BookFile`, self-play and
+//! `genfens` openings, `book probe`, `book info`, `book dump`, `book
+//! verify`, `book convert`, `book export`, `serve`) opens it through
+//! [`open`], so a truncated or corrupt book gives the same message, byte
+//! offset included, wherever it is read; `book analyse` tells its input by
+//! [`input_kind`] and reads a YACB book straight through
+//! [`crate::book::format::yacb::YacbBook::open`] (it takes no other). Error messages do not repeat the file name: the
 //! caller prefixes it.
 
 use crate::book::format::abk::{self, AbkBook, AbkError};

@@ -1,0 +1,72 @@
+"""What `--help` says is true, and `--config` is honoured where it is
+offered and refused everywhere else."""
+import re
+
+from conftest import ROOT, run
+
+SUBCOMMANDS = ["bench", "perft", "book", "tt", "selfplay", "train", "tune", "records", "show", "tb", "serve", "options"]
+
+
+def commands(help_text):
+    """The subcommand names a `--help` lists."""
+    block = help_text.split("Commands:")[1].split("\n\n")[0]
+    return [line.split()[0] for line in block.splitlines() if line.strip() and line.split()[0] != "help"]
+
+
+def test_book_help_names_every_format_and_what_the_subcommands_do(exe):
+    text = run(exe, "book", "--help").stdout
+    about = text.split("\n\n")[0]
+    for word in ("Polyglot", "YACB", "ABK", "SBOB", "JSON", ".exp",
+                 "build", "analyse", "probe", "inspect", "verify", "merge", "edit", "convert", "export", "import"):
+        assert word in about, (word, about)
+    assert set(commands(text)) >= {"build", "export", "analyse", "from-tt", "probe", "info", "verify", "dump", "merge",
+                                   "edit", "convert", "import-exp"}
+
+
+def test_book_probe_help_names_abk(exe):
+    text = run(exe, "book", "probe", "--help").stdout
+    book_arg = text.split("Arguments:")[1].split("Options:")[0]
+    assert "ABK" in book_arg and "Polyglot" in book_arg and "YACB" in book_arg, book_arg
+
+
+def test_records_help_says_it_imports_exports_and_transforms(exe):
+    about = run(exe, "records", "--help").stdout.split("\n\n")[0]
+    assert not about.startswith("Inspect")
+    for verb in ("import", "export", "filter", "dedup", "shuffle", "interleave", "split", "verify"):
+        assert verb in about, (verb, about)
+
+
+def test_options_lists_every_uci_option_with_what_it_does(exe):
+    listed = run(exe, "options").stdout.splitlines()
+    uci = [line for line in run(exe, stdin="uci\nquit\n").stdout.splitlines() if line.startswith("option name")]
+    assert listed[0::2] == uci
+    assert all(line.startswith("    ") and len(line.strip()) > 10 for line in listed[1::2])
+    book_file = listed[listed.index(next(line for line in uci if line.startswith("option name BookFile "))) + 1]
+    assert "Polyglot" in book_file and "ABK" in book_file and "YACB" in book_file, book_file
+
+
+def test_only_the_engine_and_selfplay_take_config(exe, tmp_path):
+    missing = tmp_path / "missing.toml"
+    top = run(exe, "--help").stdout
+    assert set(commands(top)) == set(SUBCOMMANDS)
+    for sub in SUBCOMMANDS:
+        text = run(exe, sub, "--help").stdout
+        offered = "--config" in text
+        assert offered == (sub == "selfplay"), sub
+        if not offered:
+            r = run(exe, sub, "--config", str(missing))
+            assert r.returncode == 2 and "unexpected argument '--config'" in r.stderr, (sub, r.stderr)
+    # The engine reads it (an unreadable file is an error naming it) ...
+    r = run(exe, "--config", str(missing), stdin="quit\n")
+    assert r.returncode != 0 and str(missing) in r.stderr
+    r = run(exe, "--config", str(ROOT / "configs" / "engine.toml"), stdin="isready\nquit\n")
+    assert r.returncode == 0 and "readyok" in r.stdout
+    # ... and so does selfplay, for its preset.
+    r = run(exe, "selfplay", "--config", str(missing), "--games", "1", "--nodes", "100", "--out", str(tmp_path / "s.bin"))
+    assert r.returncode != 0 and str(missing) in r.stderr
+    preset = tmp_path / "p.toml"
+    preset.write_text((ROOT / "configs" / "selfplay.toml").read_text())
+    r = run(exe, "selfplay", "--config", str(preset), "--games", "2", "--nodes", "200", "--threads", "1",
+            "--out", str(tmp_path / "p.bin"), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"\b2 games\b", r.stdout + r.stderr), r.stdout + r.stderr
