@@ -37,6 +37,7 @@ use crate::book::format::abk::AbkBook;
 use crate::book::format::learn::LearnTable;
 use crate::book::format::polyglot::PolyglotBook;
 use crate::book::format::yacb::{BoundType, Elo, Source, ValueType, YacbBook, YacbEntry};
+use crate::types::Move;
 use serde::Serialize;
 
 /// One book's report on one position (see the module table): what `book
@@ -124,18 +125,17 @@ pub fn report(book: &Book, board: &mut Board, learn: Option<&LearnTable>) -> Res
     }
 }
 
+/// The report of a move of a Polyglot or ABK book (no entry of its own).
+fn weighted(board: &mut Board, mv: Move, weight: u16, learn: Option<u32>, detail: MoveDetail) -> MoveReport {
+    let (uci, san) = (board.move_to_uci(mv), board.move_to_san(mv));
+    MoveReport { uci, san, weight: u32::from(weight), learn, entry: None, detail }
+}
+
 fn polyglot(book: &PolyglotBook, board: &mut Board) -> Report {
     let moves = book
         .moves(board)
         .iter()
-        .map(|m| MoveReport {
-            uci: board.move_to_uci(m.mv),
-            san: board.move_to_san(m.mv),
-            weight: u32::from(m.weight),
-            learn: Some(m.learn),
-            entry: None,
-            detail: MoveDetail::Polyglot {},
-        })
+        .map(|m| weighted(board, m.mv, m.weight, Some(m.learn), MoveDetail::Polyglot {}))
         .collect();
     Report { fen: board.fen(), format: "polyglot", key: format!("{:016x}", polyglot_key(board)), entry: None, moves }
 }
@@ -144,19 +144,10 @@ fn abk(book: &AbkBook, board: &mut Board) -> Report {
     let moves = book
         .probe(board)
         .iter()
-        .map(|m| MoveReport {
-            uci: board.move_to_uci(m.mv),
-            san: board.move_to_san(m.mv),
-            weight: u32::from(m.weight()),
-            learn: None,
-            entry: None,
-            detail: MoveDetail::Abk {
-                priority: m.priority,
-                games: m.games,
-                won: m.won,
-                lost: m.lost,
-                drawn: m.drawn(),
-            },
+        .map(|m| {
+            let detail =
+                MoveDetail::Abk { priority: m.priority, games: m.games, won: m.won, lost: m.lost, drawn: m.drawn() };
+            weighted(board, m.mv, m.weight(), None, detail)
         })
         .collect();
     Report { fen: board.fen(), format: "abk", key: format!("{:016x}", polyglot_key(board)), entry: None, moves }
