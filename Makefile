@@ -26,7 +26,7 @@ export RUSTFLAGS += -D warnings
 BUILD_ARGS := --profile test --bins --examples
 BUILD_OUT  := target/debug/archivist
 else
-BUILD_ARGS := --release
+BUILD_ARGS := --release --bins --examples
 BUILD_OUT  := target/release/archivist
 endif
 
@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: serve serve-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: serve serve-bench explorer-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -199,6 +199,18 @@ datagen:
 
 datagen-stop:
 	@python3 tools/data.py stop
+
+# The opening explorer (issue 64) beside `book build --max-ply 50` on the
+# same generated input (examples/explorer_games, EXPLORER_BENCH_GAMES games,
+# kept under $ARCHIVIST_DATA/explorer-bench): build MB/s on 1 and 2 threads
+# and peak memory at --memory 128, index bytes beside the input at zstd -3,
+# and /lichess under wrk with 8 connections (tools/explorer_bench.py).
+EXPLORER_BENCH_GAMES ?= 1000000
+explorer-bench: build deps
+	@command -v wrk >/dev/null 2>&1 || { echo "installing Debian's wrk"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null; }
+	$(PY) tools/explorer_bench.py ./$(EXE) $(dir $(BUILD_OUT))examples/explorer_games \
+	  --games $(EXPLORER_BENCH_GAMES) --dir $${ARCHIVIST_DATA:-$$HOME/archivist-data}/explorer-bench
 
 # Trainer throughput: one epoch over about TB_POSITIONS recorded positions
 # (committed PGNs imported as records and repeated), hidden size TB_HIDDEN,

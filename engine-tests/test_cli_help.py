@@ -4,7 +4,8 @@ import re
 
 from conftest import ROOT, run
 
-SUBCOMMANDS = ["bench", "perft", "book", "tt", "selfplay", "train", "tune", "records", "show", "tb", "serve", "options"]
+SUBCOMMANDS = ["bench", "perft", "book", "tt", "selfplay", "train", "tune", "records", "show", "tb", "serve", "options",
+               "explorer"]
 
 
 def commands(help_text):

@@ -124,8 +124,13 @@ impl Board {
     pub const START_FEN: &'static str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
     pub fn startpos() -> Board {
+        static START: std::sync::OnceLock<Board> = std::sync::OnceLock::new();
         // The start FEN is a constant known to be valid.
-        Board::from_fen(Board::START_FEN, false).unwrap_or_else(|_| unreachable!("start FEN is valid"))
+        START
+            .get_or_init(|| {
+                Board::from_fen(Board::START_FEN, false).unwrap_or_else(|_| unreachable!("start FEN is valid"))
+            })
+            .clone()
     }
 
     fn empty() -> Board {

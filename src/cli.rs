@@ -7,6 +7,7 @@ mod book;
 mod book_build;
 mod book_export;
 mod book_import;
+mod explorer;
 mod polyglot;
 mod records;
 mod selfplay;
@@ -119,6 +120,12 @@ pub enum Command {
     /// Every UCI option: its `uci` line (type, default, range) and what it
     /// does.
     Options,
+    /// The opening explorer's index over PGN databases: build, merge,
+    /// info, verify (`serve --lichess`/`--masters` answers from it).
+    Explorer {
+        #[command(subcommand)]
+        command: explorer::ExplorerCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -228,6 +235,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Tb { command }) => tb::run(command),
         Some(Command::Serve(args)) => serve::run(*args),
+        Some(Command::Explorer { command }) => explorer::run(command),
         Some(Command::Options) => {
             for spec in crate::engine::OPTIONS {
                 println!("{}\n    {}", crate::uci::option_line(spec), spec.help);

@@ -11,6 +11,7 @@
 //! | [`Put`], [`WriteBytes`] | the same values appended to a `Vec<u8>` or a [`Fixed`] record (`put_*`), or written to an `io::Write` (`write_*`) |
 //! | [`PathIoError`], [`IoAt::at`], [`read_file`] | an `io::Error` with the path it happened on; prints `PATH: ERROR` |
 //! | [`TempDir`] | a directory removed (with its files) when dropped |
+//! | [`FileBytes`] | a file's bytes, memory-mapped or owned |
 //! | [`fnv1a64`], [`Fnv1a64`] | `h = 0xcbf29ce484222325`; per byte `h = (h ^ b) · 0x100000001b3` (mod 2⁶⁴) |
 //! | [`SplitMix64`] | state `s`; per output `s += 0x9E3779B97F4A7C15`, then [`mix`]`(s)` |
 //! | [`mix`] | `z ^= z >> 30; z ·= 0xBF58476D1CE4E5B9; z ^= z >> 27; z ·= 0x94D049BB133111EB; z ^ (z >> 31)` |
@@ -24,7 +25,7 @@ mod bytes;
 mod fs;
 
 pub use bytes::{Decode, Fixed, Items, Put, Reader, Truncated, WriteBytes};
-pub use fs::{read_file, IoAt, PathIoError, TempDir};
+pub use fs::{read_file, FileBytes, IoAt, PathIoError, TempDir};
 
 /// FNV-1a's offset basis.
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

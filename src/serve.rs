@@ -9,10 +9,11 @@
 //! | `GET /api/moves?fen=` | the legal moves: `{fen, check, moves: [{uci, san, fen}]}` (the page has no chess rules of its own) |
 //! | `GET /standard?fen=`, `/standard/mainline?fen=` | Lichess's tablebase API, exactly ([`lichess`]); `/api/tablebase` is `/standard` |
 //! | `GET /api/cloud-eval?fen=&multiPv=` | Lichess's cloud evaluation, from the saved table ([`lichess::cloud_eval`]) |
+//! | `GET /lichess`, `/masters`, `/player`, `/masters/pgn/{id}` | Lichess's opening explorer over explorer indexes (`--lichess`, `--masters`; [`explorer`]) |
 //! | `GET /api/book?fen=[&book=NAME]` | the moves each book offers, with everything its format knows ([`api::book`]) |
 //! | `GET /api/analysis?fen=` | what the loaded SFTT holds: depth, bound, score and the line found by walking the table ([`api::analysis`]) |
 //! | `GET /api/analyse?fen=&multipv=` | a live search streamed as server-sent events ([`live`]) |
-//! | `GET /api/info` | what was loaded: books (name, format, entries), tables, the saved table |
+//! | `GET /api/info` | what was loaded: books (name, format, entries), tables, the saved table, explorer indexes (shards, games) |
 //!
 //! Safe by default: it listens on 127.0.0.1 unless told otherwise; no file
 //! path comes from a request (books are named on the command line and
@@ -32,6 +33,7 @@
 //! async workers that accept and answer.
 
 mod api;
+mod explorer;
 mod lenient;
 pub mod lichess;
 mod live;
@@ -102,6 +104,10 @@ pub struct ServeOptions {
     /// A live search stops after this long.
     pub search_seconds: u64,
     pub limits: Limits,
+    /// Explorer indexes served as Lichess's explorer (`/lichess`) and as
+    /// its masters database (`/masters`); each list's shards add up.
+    pub lichess: Vec<PathBuf>,
+    pub masters: Vec<PathBuf>,
 }
 
 /// Why the service could not start.
@@ -116,6 +122,8 @@ pub enum ServeError {
     HashFile { path: PathBuf, source: crate::tt::persist::SfttError },
     #[error(transparent)]
     HashFileIo(#[from] PathIoError),
+    #[error("{path}: {source}")]
+    Explorer { path: PathBuf, source: crate::book::format::explorer::ExplorerError },
     #[error("listening on {addr}: {source}")]
     Listen { addr: SocketAddr, source: std::io::Error },
     #[error("starting the service: {0}")]
@@ -143,6 +151,9 @@ pub struct State {
     pub slots: Arc<Semaphore>,
     /// One permit per job that may run on the blocking pool at once.
     pub jobs: Arc<Semaphore>,
+    /// The explorer indexes of `--lichess` and `--masters`.
+    pub lichess: crate::book::play::explorer::Shards,
+    pub masters: crate::book::play::explorer::Shards,
     pub searches: usize,
     pub search_hash_mb: usize,
     pub search_seconds: u64,
@@ -192,7 +203,13 @@ impl State {
             }
             None => None,
         };
+        let open = |paths: &[PathBuf]| {
+            crate::book::play::explorer::Shards::open(paths)
+                .map_err(|(path, source)| ServeError::Explorer { path, source })
+        };
         Ok(State {
+            lichess: open(&options.lichess)?,
+            masters: open(&options.masters)?,
             books,
             tb: Arc::new(tb),
             tb_loaded: options.syzygy.is_some(),
@@ -241,6 +258,13 @@ pub fn router(state: Arc<State>, limits: &Limits) -> Router {
         .route("/atomic/mainline", get(lichess::variant))
         .route("/antichess", get(lichess::variant))
         .route("/antichess/mainline", get(lichess::variant))
+        .route("/lichess", get(explorer::lichess))
+        .route("/masters", get(explorer::masters))
+        .route("/master", get(explorer::masters))
+        .route("/masters/pgn/{id}", get(explorer::game_pgn))
+        .route("/master/pgn/{id}", get(explorer::game_pgn))
+        .route("/game/export/{id}", get(explorer::game_pgn))
+        .route("/player", get(explorer::player))
         .layer(middleware::from_fn(any_origin));
     let seconds = limits.request_seconds.max(1);
     Router::new()

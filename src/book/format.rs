@@ -9,7 +9,9 @@
 //!   merge and edit; [`yacb`] (docs/formats.md#yacb), the engine's own;
 //!   [`abk`]: Arena's; [`sbob`] (docs/formats.md#sbob) and [`json`], its
 //!   JSON form; [`exp`]: SugaR-family experience files; [`learn`]: results
-//!   learned in play beside a YACB book (YACL).
+//!   learned in play beside a YACB book (YACL); [`explorer`]: the opening
+//!   explorer's index (what was played from each position, how it scored,
+//!   by speed, rating group and month, and the games).
 //! * [`elo`]: the Elo estimate of analysis (nodes, threads, depth) that YACB
 //!   entries carry.
 //! * [`walk_known`]: the one walk over the positions a book knows (SugaR's
@@ -19,6 +21,7 @@
 pub mod abk;
 pub mod elo;
 pub mod exp;
+pub mod explorer;
 pub mod json;
 pub mod learn;
 pub mod polyglot;

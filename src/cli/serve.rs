@@ -39,6 +39,14 @@ pub struct ServeArgs {
     /// connections are closed after it).
     #[arg(long, default_value_t = Limits::default().header_seconds)]
     pub header_seconds: u64,
+    /// An explorer index served as Lichess's explorer (`/lichess`,
+    /// `/player`); repeat for shards served together.
+    #[arg(long = "lichess")]
+    pub lichess: Vec<PathBuf>,
+    /// An explorer index served as Lichess's masters database (`/masters`);
+    /// repeat for shards.
+    #[arg(long = "masters")]
+    pub masters: Vec<PathBuf>,
     /// Seconds within which a request is answered, or 503.
     #[arg(long, default_value_t = Limits::default().request_seconds)]
     pub request_seconds: u64,
@@ -54,6 +62,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         searches: args.searches,
         search_hash_mb: args.search_hash,
         search_seconds: args.search_seconds,
+        lichess: args.lichess,
+        masters: args.masters,
         limits: Limits {
             max_connections: args.max_connections,
             header_seconds: args.header_seconds,

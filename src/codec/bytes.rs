@@ -139,6 +139,37 @@ impl<'a> Reader<'a> {
         self.bytes(n).map(|_| ())
     }
 
+    /// An unsigned LEB128 varint of at most 10 bytes: 7 bits a byte, low
+    /// groups first, the high bit set on every byte but the last. A value
+    /// that does not end within 10 bytes, or does not fit in 64 bits, reads
+    /// as [`Truncated`] at its start with the bytes it would have needed.
+    #[inline]
+    pub fn varint(&mut self) -> Result<u64, Truncated> {
+        // One byte: most of them.
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        let (start, mut value) = (self.pos, 0u64);
+        for i in 0..10 {
+            let Some(&b) = self.bytes.get(self.pos + i) else {
+                return Err(Truncated { offset: start as u64, needed: i as u64 + 1, len: self.bytes.len() as u64 });
+            };
+            let group = u64::from(b & 0x7f);
+            if i == 9 && group > 1 {
+                break;
+            }
+            value |= group << (7 * i);
+            if b & 0x80 == 0 {
+                self.pos += i + 1;
+                return Ok(value);
+            }
+        }
+        Err(Truncated { offset: start as u64, needed: 11, len: self.bytes.len() as u64 })
+    }
+
     read_ints! {
         u8: u8 = from_le_bytes;
         i8: i8 = from_le_bytes;
@@ -179,6 +210,15 @@ macro_rules! write_ints {
 pub trait Put {
     /// Appends `bytes`.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Appends `v` as an unsigned LEB128 varint ([`Reader::varint`]).
+    fn put_varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.put(&[(v as u8 & 0x7f) | 0x80]);
+            v >>= 7;
+        }
+        self.put(&[v as u8]);
+    }
 
     put_ints! {
         put_u8: u8 = to_le_bytes;
@@ -268,6 +308,26 @@ impl<W: std::io::Write + ?Sized> WriteBytes for W {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn varints_round_trip_and_refuse_overlong_or_cut_values() {
+        let values = [0u64, 1, 127, 128, 300, 16_383, 16_384, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
+        let mut bytes = Vec::new();
+        for v in values {
+            bytes.put_varint(v);
+        }
+        assert_eq!(&bytes[..4], &[0, 1, 127, 0x80]);
+        let mut r = Reader::new(&bytes);
+        assert_eq!(values.map(|_| r.varint().unwrap()), values);
+        assert!(r.is_empty());
+        // Cut short: an error at the value's start, the cursor unmoved.
+        let mut cut = Reader::new(&[0x80, 0x80]);
+        assert_eq!(cut.varint(), Err(Truncated { offset: 0, needed: 3, len: 2 }));
+        assert_eq!(cut.offset(), 0);
+        // Eleven bytes, or a tenth byte beyond bit 63: refused.
+        assert!(Reader::new(&[0xff; 11]).varint().is_err());
+        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]).varint().is_err());
+    }
 
     #[test]
     fn reader_reports_offset_and_needed_bytes_on_truncation() {

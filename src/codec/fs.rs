@@ -81,6 +81,31 @@ impl Drop for TempDir {
     }
 }
 
+/// A file's bytes: mapped read-only, or owned (books and tables made in
+/// memory, tests). The formats that are memory-mapped read through it.
+pub enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl FileBytes {
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Owned(v) => v,
+        }
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,6 +53,10 @@ pub async fn info(Shared(s): Shared<Arc<State>>) -> Json<Value> {
         "tablebases": s.tb_loaded.then(|| json!({"tables": s.tb.table_count(), "max_pieces": s.tb.max_pieces()})),
         "saved_table": s.saved.as_ref().map(|(tt, h)| json!({"mb": tt.size_mb(), "root": h.root_pos})),
         "searches": {"hash_mb": s.search_hash_mb, "seconds": s.search_seconds},
+        "explorer": {
+            "lichess": (!s.lichess.shards.is_empty()).then(|| json!({"shards": s.lichess.shards.len(), "games": s.lichess.games()})),
+            "masters": (!s.masters.shards.is_empty()).then(|| json!({"shards": s.masters.shards.len(), "games": s.masters.games()})),
+        },
     }))
 }
 

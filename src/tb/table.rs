@@ -67,6 +67,8 @@ use super::material::Material;
 use super::position::Pos;
 use super::TbError;
 use crate::codec;
+/// The bytes of a table: a read-only mapping, or a buffer (tests).
+pub(crate) use crate::codec::FileBytes as Storage;
 use crate::types::{Color, PieceType};
 use std::sync::Arc;
 
@@ -95,23 +97,6 @@ impl Kind {
         match self {
             Kind::Wdl => "rtbw",
             Kind::Dtz => "rtbz",
-        }
-    }
-}
-
-/// The bytes of a table: a read-only mapping, or a buffer (tests).
-pub(crate) enum Storage {
-    Mapped(memmap2::Mmap),
-    #[cfg_attr(not(test), allow(dead_code))]
-    Owned(Vec<u8>),
-}
-
-impl Storage {
-    #[inline]
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Storage::Mapped(m) => m,
-            Storage::Owned(v) => v,
         }
     }
 }

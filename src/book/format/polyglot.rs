@@ -36,6 +36,7 @@
 use crate::board::notation::{castling_king_target, to_polyglot_move};
 use crate::board::zobrist::polyglot_key;
 use crate::board::{Board, MoveList};
+use crate::codec::FileBytes as Storage;
 use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::{Move, PieceType, Square};
 use std::path::Path;
@@ -137,20 +138,6 @@ pub fn parse(bytes: &[u8]) -> Result<usize, PolyglotError> {
         index += 1;
     }
     Ok(len / ENTRY_LEN)
-}
-
-enum Storage {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl Storage {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Storage::Mapped(m) => m,
-            Storage::Owned(v) => v,
-        }
-    }
 }
 
 /// A validated Polyglot book, memory-mapped (or owned, for books built in memory).

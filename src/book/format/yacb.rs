@@ -30,6 +30,7 @@
 
 use crate::board::zobrist::polyglot_key_with;
 use crate::board::Board;
+use crate::codec::FileBytes as Bytes;
 use crate::codec::{Fixed, IoAt, PathIoError, Put, Reader, Truncated};
 use crate::types::Move;
 use std::fs::File;
@@ -222,22 +223,6 @@ impl KeyType {
         match self {
             KeyType::Engine => 0,
             KeyType::Zobrist(_) => 1,
-        }
-    }
-}
-
-/// Source of book bytes: a memory map, or bytes in memory (tests, tools).
-enum Bytes {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
         }
     }
 }

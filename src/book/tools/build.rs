@@ -27,11 +27,13 @@ mod budget;
 mod count;
 mod event;
 mod filter;
+mod from_explorer;
 mod games;
 mod output;
-mod pipeline;
+pub(crate) mod pipeline;
 
-pub use self::filter::{parse_day, parse_result, Filters, Rejection, TimeClass};
+pub use self::filter::{parse_day, parse_result, rating, result_of, Filters, GameTags, Rejection, TimeClass};
+pub use self::from_explorer::build_from_explorer;
 
 use self::budget::Budget;
 use self::count::{CountSpec, Scratch};
@@ -62,6 +64,14 @@ pub enum Target {
 }
 
 impl Target {
+    /// The plies of each game it counts.
+    fn max_ply(&self) -> usize {
+        match self {
+            Target::Polyglot(o) => o.max_ply,
+            Target::Yacb { max_ply, .. } => *max_ply,
+        }
+    }
+
     /// What its events count.
     fn counting(&self) -> Counting {
         match self {
@@ -165,6 +175,10 @@ pub enum BuildError {
     Damaged { summary: Box<Summary> },
     #[error("the positions of one bucket of keys do not fit in {bytes} bytes even split as far as keys allow; give more memory")]
     Budget { bytes: usize },
+    #[error("{}: {source}", .path.display())]
+    Explorer { path: PathBuf, source: crate::book::format::explorer::ExplorerError },
+    #[error("{}: the index counts the first {indexed} plies of each game; --max-ply {asked} asks for more", .path.display())]
+    ExplorerPlies { path: PathBuf, indexed: u8, asked: usize },
 }
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
@@ -188,10 +202,7 @@ pub fn build(
     let start = Instant::now();
     let budget = Budget::of(options);
     let counting = options.target.counting();
-    let max_ply = match &options.target {
-        Target::Polyglot(o) => o.max_ply,
-        Target::Yacb { max_ply, .. } => *max_ply,
-    };
+    let max_ply = options.target.max_ply();
     let spec = PassSpec {
         inputs,
         counting,
@@ -243,6 +254,21 @@ pub fn build(
         summary.seconds = start.elapsed().as_secs_f64();
         return Err(BuildError::Damaged { summary: Box::new(summary) });
     }
+    write_book(buckets, summary, &budget, options, &temp, out, start)
+}
+
+/// The second half of a build: the held events counted bucket by bucket
+/// and the book written.
+fn write_book(
+    buckets: Buckets,
+    mut summary: Summary,
+    budget: &Budget,
+    options: &BuildOptions,
+    temp: &crate::codec::TempDir,
+    out: &Path,
+    start: Instant,
+) -> Result<Summary, BuildError> {
+    let counting = options.target.counting();
     let spilled = buckets.finish(budget.fan_in)?;
     summary.runs = spilled.file_count;
     summary.spilled_events = spilled.spilled;

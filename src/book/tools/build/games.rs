@@ -126,6 +126,61 @@ struct Replay<'b, B, S> {
     source: S,
 }
 
+/// What every event of one game shares: the white player's points, whose
+/// moves count, and the game's mean rating.
+#[derive(Clone, Copy)]
+pub struct GameFacts {
+    pub white_points: u8,
+    pub white_counts: bool,
+    pub black_counts: bool,
+    pub rating: u16,
+}
+
+impl GameFacts {
+    pub fn of(white_points: u8, admitted: &Admitted) -> GameFacts {
+        GameFacts {
+            white_points,
+            white_counts: admitted.white_counts,
+            black_counts: admitted.black_counts,
+            rating: admitted.rating.map_or(0, |r| r.min(Event::MAX_RATING as u32) as u16),
+        }
+    }
+}
+
+/// The events of the position on `board` and the move `m` played from it
+/// (none: the end of the game, a YACB visit only), appended to `events`.
+/// The board carries the key of its counting: Polyglot's or the engine's.
+pub fn push_events<B: ReplayBoard>(
+    counting: Counting,
+    facts: GameFacts,
+    board: &B,
+    m: Option<Move>,
+    events: &mut Vec<Event>,
+) {
+    let stm = board.side_to_move();
+    if !(if stm == Color::White { facts.white_counts } else { facts.black_counts }) {
+        return;
+    }
+    let mover_pts = if stm == Color::White { facts.white_points } else { 2 - facts.white_points };
+    match counting {
+        Counting::Polyglot => {
+            // No rating: Polyglot counts only moves and points (and its
+            // events are compact, see `Layout`).
+            if let Some(m) = m {
+                let mv = to_polyglot_move(m);
+                events.push(Event::new(board.key(), mv, 0, mover_pts, stm == Color::White));
+            }
+        }
+        Counting::Yacb => {
+            let key = board.key();
+            events.push(Event::new(key, HEAD, facts.rating, facts.white_points, true));
+            if let Some(m) = m {
+                events.push(Event::new(key, m.raw(), facts.rating, mover_pts, stm == Color::White));
+            }
+        }
+    }
+}
+
 /// The events of one admitted game (appended to `events`).
 fn game_events<B: ReplayBoard>(
     spec: &PassSpec<'_>,
@@ -134,38 +189,13 @@ fn game_events<B: ReplayBoard>(
     replay: Replay<'_, B, impl FnOnce() -> GameSource>,
     events: &mut Vec<Event>,
 ) -> Result<(), ReplayError> {
-    let white_pts = white_points(game);
-    let counts = |c: Color| if c == Color::White { admitted.white_counts } else { admitted.black_counts };
-    let rating = admitted.rating.map_or(0, |r| r.min(Event::MAX_RATING as u32) as u16);
-    // The board carries the key of its counting: Polyglot's or the engine's.
-    let push = |board: &B, m: Option<Move>, events: &mut Vec<Event>| {
-        let stm = board.side_to_move();
-        if !counts(stm) {
-            return;
-        }
-        let mover_pts = if stm == Color::White { white_pts } else { 2 - white_pts };
-        match spec.counting {
-            Counting::Polyglot => {
-                // No rating: Polyglot counts only moves and points (and
-                // its events are compact, see `Layout`).
-                if let Some(m) = m {
-                    let mv = to_polyglot_move(m);
-                    events.push(Event::new(board.key(), mv, 0, mover_pts, stm == Color::White));
-                }
-            }
-            Counting::Yacb => {
-                let key = board.key();
-                events.push(Event::new(key, HEAD, rating, white_pts, true));
-                if let Some(m) = m {
-                    events.push(Event::new(key, m.raw(), rating, mover_pts, stm == Color::White));
-                }
-            }
-        }
-    };
+    let facts = GameFacts::of(white_points(game), admitted);
     let Replay { board, start, source } = replay;
-    game.replay_first(board, start, spec.max_ply, source, |board, m| push(board, Some(m), events))?;
+    game.replay_first(board, start, spec.max_ply, source, |board, m| {
+        push_events(spec.counting, facts, board, Some(m), events)
+    })?;
     if spec.counting == Counting::Yacb {
-        push(board, None, events);
+        push_events(spec.counting, facts, board, None, events);
     }
     Ok(())
 }

@@ -36,7 +36,9 @@ pub enum Item {
     },
 }
 
-enum Job {
+/// What the reader hands the workers: a batch of whole games of input
+/// `file`, or the error that ended an input.
+pub enum Job {
     Batch { file: usize, batch: Batch },
     Damaged { input: String, error: String },
 }
@@ -78,7 +80,7 @@ pub fn run_pass<E: From<InputError>>(
 }
 
 /// The reader thread: batches of every input in order.
-fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, feed: &mut Feed<Job>) {
+pub fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, feed: &mut Feed<Job>) {
     let mut done_bytes = 0u64;
     for (file, input) in inputs.into_iter().enumerate() {
         let name = input.name().to_string();

@@ -1,0 +1,405 @@
+//! The explorer index (`.axi`): what was played from each position of a
+//! game database and how it scored, split so that Lichess's explorer
+//! filters (speed, rating group, month) are answered exactly, with the
+//! games themselves. Memory-mapped; integers little-endian; `varint` is an
+//! unsigned LEB128 ([`crate::codec::Reader::varint`]); bit fields are
+//! packed from the lowest bit of each byte up.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `AXPL` |
+//! | 4 | 2 | version, 1 |
+//! | 6 | 1 | max ply: the positions of the first this many plies of a game are indexed (1..=255) |
+//! | 7 | 1 | top games kept per cell (1..=255; 4, 15 for masters) |
+//! | 8 | 8 | `G`: games |
+//! | 16 | 8 | `S`: strings |
+//! | 24 | 8 | `P`: positions (reached in two games or more) |
+//! | 32 | 8 | `N`: singles (positions reached in one game) |
+//! | 40 | 8×9 | section offsets, from the file's start: strings, game offsets, game data, ids, position keys, position offsets, position data, singles directory, singles; each section ends where the next starts |
+//! | 112 | 8 | the end of the singles: the file's length |
+//! | 120 | 8 | FNV-1a ([`crate::codec::fnv1a64`]) of every byte from 128 to the end |
+//!
+//! | section | layout |
+//! |---|---|
+//! | strings | `S` × (u8 length, UTF-8 bytes); string 0 is empty |
+//! | game offsets | (⌈`G` / 16⌉ + 1) × u64: where games 0, 16, 32, … start in the game data, then its length (increasing) |
+//! | game data | the games in input order, each a varint length and that many bytes ([`record`]): id (8 letters and digits), White, Black (varint string numbers), White's and Black's ratings (u16, 0 unknown), flags (u8: bits 0–1 result, 0 White won, 1 Black, 2 draw; bits 2–4 [`Speed`]; bit 5: the site is `https://lichess.org/` and the id), year (u16), month, day (u8; 0 unknown), event, site (0 with bit 5), round, time control (varint string numbers), plies (varint), then the moves packed ([`PackedMoves`], to the end of the record): per ply the moving piece's square as its rank among the mover's pieces (⌈log₂ n⌉ bits, `n` the mover's pieces), the destination as its rank among that piece's targets (⌈log₂ t⌉ bits; targets: a pawn's pushes and captures, the en-passant square included; a king's steps and its side's castling rooks, castling being the king taking its rook; any other piece's attacks on squares not of its side), and 2 bits of promotion (knight, bishop, rook, queen) for a pawn reaching the last rank |
+//! | ids | `G` × u32: the game numbers in order of (id, number) |
+//! | position keys | `P` × u64, increasing ([`position_key`]) |
+//! | position offsets | (`P` + 1) × u64 into the position data: 0, increasing, its length |
+//! | position data | per position a [`PositionEntry`] ([`record`]) |
+//! | singles directory | ⌈`N` / 64⌉ × u64: the first key of each block of 64 singles |
+//! | singles | `N` bit fields of `8 + g + p` bits, by key: the key's low byte, the game's number in `g` bits and the ply in `p` bits (`g`, `p`: the bits of `G − 1` and of max ply − 1, at least 1): the position before that ply's move |
+//!
+//! A position reached in one game is a single: not stored with its key,
+//! it is found by its block and low byte, and the candidates' games are
+//! replayed to the ply to compare their keys ([`Explorer::single`]).
+//!
+//! The reader ([`Explorer::open`]) checks the header, that the sections
+//! are in order and fit, and that the offset tables and keys increase;
+//! each record is checked as it is read; [`Explorer::verify`] reads every
+//! record and the checksum. Every error names its byte offset.
+
+mod reader;
+pub mod record;
+mod writer;
+
+pub use reader::{Explorer, Summary};
+pub use record::PackedMoves;
+pub use writer::ExplorerWriter;
+
+use crate::board::Board;
+use crate::codec::{PathIoError, Truncated};
+use crate::types::{Color, Move};
+use thiserror::Error;
+
+pub const MAGIC: &[u8; 4] = b"AXPL";
+pub const VERSION: u16 = 1;
+pub const HEADER_LEN: usize = 128;
+/// Singles per directory block.
+pub const BLOCK: usize = 64;
+/// Games per entry of the game offsets.
+pub const GAME_BLOCK: usize = 16;
+/// Lichess's explorer indexes the first 50 plies of a game.
+pub const DEFAULT_MAX_PLY: u8 = 50;
+/// The site of a Lichess game is this and its id.
+pub const LICHESS_SITE: &str = "https://lichess.org/";
+
+/// Lichess's speeds, from a `TimeControl` tag ([`Speed::of_time_control`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Speed {
+    UltraBullet = 0,
+    Bullet = 1,
+    Blitz = 2,
+    Rapid = 3,
+    Classical = 4,
+    #[default]
+    Correspondence = 5,
+}
+
+impl Speed {
+    pub const ALL: [Speed; 6] =
+        [Speed::UltraBullet, Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical, Speed::Correspondence];
+
+    /// Lichess's rule: `base + 40 × increment` seconds under 30 is
+    /// ultraBullet, under 180 bullet, under 480 blitz, under 1500 rapid,
+    /// under 21600 classical; longer, `-` or no readable `TimeControl` is
+    /// correspondence.
+    pub fn of_time_control(tag: Option<&str>) -> Speed {
+        let Some((base, inc)) = tag.and_then(|t| {
+            let t = t.trim();
+            match t.split_once('+') {
+                Some((b, i)) => Some((b.parse::<u64>().ok()?, i.parse::<u64>().ok()?)),
+                None => Some((t.parse::<u64>().ok()?, 0)),
+            }
+        }) else {
+            return Speed::Correspondence;
+        };
+        match base.saturating_add(inc.saturating_mul(40)) {
+            0..=29 => Speed::UltraBullet,
+            30..=179 => Speed::Bullet,
+            180..=479 => Speed::Blitz,
+            480..=1499 => Speed::Rapid,
+            1500..=21_599 => Speed::Classical,
+            _ => Speed::Correspondence,
+        }
+    }
+
+    /// Lichess's name (`ultraBullet`, `bullet`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Speed::UltraBullet => "ultraBullet",
+            Speed::Bullet => "bullet",
+            Speed::Blitz => "blitz",
+            Speed::Rapid => "rapid",
+            Speed::Classical => "classical",
+            Speed::Correspondence => "correspondence",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Speed> {
+        Speed::ALL.into_iter().find(|s| s.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    pub(crate) fn from_u8(v: u8) -> Option<Speed> {
+        Speed::ALL.get(usize::from(v)).copied()
+    }
+}
+
+/// The lower bounds of Lichess's rating groups; a game's group is that of
+/// the mean of its players' ratings (the one known, when one is), group 0
+/// when neither is known.
+pub const RATING_GROUPS: [u16; 11] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500, 2800, 3200];
+
+/// The group (index into [`RATING_GROUPS`]) of a mean rating.
+pub fn rating_group(mean: Option<u32>) -> u8 {
+    let Some(mean) = mean else { return 0 };
+    RATING_GROUPS.iter().rposition(|&g| mean >= u32::from(g)).unwrap_or(0) as u8
+}
+
+/// A month as `year × 12 + month − 1 + 1`, 0 when unknown (`0000-00`).
+pub fn month_code(year: u16, month: u8) -> u16 {
+    if year == 0 || !(1..=12).contains(&month) {
+        return 0;
+    }
+    year.saturating_mul(12).saturating_add(u16::from(month))
+}
+
+/// `(year, month)` of a month code (`(0, 0)` for 0).
+pub fn month_of(code: u16) -> (u16, u8) {
+    if code == 0 {
+        return (0, 0);
+    }
+    ((code - 1) / 12, ((code - 1) % 12) as u8 + 1)
+}
+
+/// Where a game's counts go: its month, speed and rating group, packed as
+/// `month << 8 | speed << 4 | group`, so cells sort by month.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell(pub u32);
+
+impl Cell {
+    pub fn new(month: u16, speed: Speed, group: u8) -> Cell {
+        Cell(u32::from(month) << 8 | (speed as u32) << 4 | u32::from(group & 15))
+    }
+    pub fn month(self) -> u16 {
+        (self.0 >> 8) as u16
+    }
+    pub fn speed(self) -> Speed {
+        Speed::from_u8((self.0 >> 4 & 15) as u8).unwrap_or(Speed::Correspondence)
+    }
+    pub fn group(self) -> u8 {
+        (self.0 & 15) as u8
+    }
+    pub(crate) fn is_valid(self) -> bool {
+        Speed::from_u8((self.0 >> 4 & 15) as u8).is_some() && usize::from(self.group()) < RATING_GROUPS.len()
+    }
+}
+
+/// A game's result.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    #[default]
+    White = 0,
+    Black = 1,
+    Draw = 2,
+}
+
+impl Outcome {
+    pub fn from_token(token: &str) -> Option<Outcome> {
+        match token {
+            "1-0" => Some(Outcome::White),
+            "0-1" => Some(Outcome::Black),
+            "1/2-1/2" => Some(Outcome::Draw),
+            _ => None,
+        }
+    }
+    pub const fn token(self) -> &'static str {
+        match self {
+            Outcome::White => "1-0",
+            Outcome::Black => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+    pub(crate) fn from_u8(v: u8) -> Option<Outcome> {
+        [Outcome::White, Outcome::Black, Outcome::Draw].get(usize::from(v)).copied()
+    }
+}
+
+/// One game of the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Lichess's 8-character id, or one made from the game ([`crate::book::tools::explorer`]).
+    pub id: [u8; 8],
+    pub white: String,
+    pub black: String,
+    /// 0: unknown.
+    pub white_rating: u16,
+    pub black_rating: u16,
+    pub outcome: Outcome,
+    pub speed: Speed,
+    /// 0 where unknown.
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+    pub event: String,
+    pub site: String,
+    pub round: String,
+    pub time_control: String,
+    /// The moves (empty when read by [`Explorer::game_header`]).
+    pub moves: Vec<Move>,
+}
+
+impl GameRecord {
+    /// The mean of the known ratings (`None` when neither is).
+    pub fn mean_rating(&self) -> Option<u32> {
+        match (self.white_rating, self.black_rating) {
+            (0, 0) => None,
+            (w, 0) => Some(u32::from(w)),
+            (0, b) => Some(u32::from(b)),
+            (w, b) => Some((u32::from(w) + u32::from(b)) / 2),
+        }
+    }
+
+    /// The game's cell.
+    pub fn cell(&self) -> Cell {
+        Cell::new(month_code(self.year, self.month), self.speed, rating_group(self.mean_rating()))
+    }
+
+    /// The rating of the player of `color` (0: unknown).
+    pub fn rating(&self, color: Color) -> u16 {
+        if color == Color::White {
+            self.white_rating
+        } else {
+            self.black_rating
+        }
+    }
+
+    /// The game's moves from the start position, replayed (at most `plies`).
+    pub fn replay(&self, plies: usize, mut visit: impl FnMut(&Board, Move)) -> Result<Board, usize> {
+        let mut b = Board::startpos();
+        for (ply, &m) in self.moves.iter().enumerate().take(plies) {
+            if !b.is_legal(m) {
+                return Err(ply);
+            }
+            visit(&b, m);
+            b.make_move(m);
+        }
+        Ok(b)
+    }
+}
+
+/// Counts of one move in one cell.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+    /// The sum of the known ratings of the players who made the move, and
+    /// how many there were.
+    pub rating_sum: u64,
+    pub rated: u64,
+}
+
+impl Stats {
+    pub fn add(&mut self, o: &Stats) {
+        self.white += o.white;
+        self.draws += o.draws;
+        self.black += o.black;
+        self.rating_sum += o.rating_sum;
+        self.rated += o.rated;
+    }
+    pub fn games(&self) -> u64 {
+        self.white + self.draws + self.black
+    }
+    /// One game with `outcome`, its mover rated `rating` (0: unknown).
+    pub fn of_game(outcome: Outcome, rating: u16) -> Stats {
+        let mut s = Stats::default();
+        match outcome {
+            Outcome::White => s.white = 1,
+            Outcome::Black => s.black = 1,
+            Outcome::Draw => s.draws = 1,
+        }
+        if rating > 0 {
+            s.rating_sum = u64::from(rating);
+            s.rated = 1;
+        }
+        s
+    }
+}
+
+/// A move of a position and its counts by cell (cells increasing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveStats {
+    pub mv: Move,
+    pub cells: Vec<MoveCell>,
+}
+
+/// A move's counts in one cell, and the game when there is only one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveCell {
+    pub cell: Cell,
+    pub stats: Stats,
+    /// The game, when the move was played in exactly one game of the cell.
+    pub game: Option<u32>,
+}
+
+/// A game listed for a position: its number, the index of the move it
+/// played there in the position's moves, and (top games) its mean rating.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GameRef {
+    pub game: u32,
+    pub mv: u32,
+    /// The mean of the players' ratings (a missing one the other's), for
+    /// top games; 0 in recent games' lists.
+    pub mean: u16,
+}
+
+/// The games of one cell that a position lists: the best rated and the
+/// latest ([`crate::book::tools::explorer`] says how many and in which order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellGames {
+    pub cell: Cell,
+    pub top: Vec<GameRef>,
+    pub recent: Vec<GameRef>,
+}
+
+/// Everything stored about one position reached in two games or more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionEntry {
+    /// Reached in many games: each move's counts by cell, each cell's top
+    /// and recent games.
+    Counted { moves: Vec<MoveStats>, games: Vec<CellGames> },
+    /// Reached in a few games ([`LISTED`] at most): the moves, and every
+    /// game with the index of its move (games increasing); what is known
+    /// of them is read from the games.
+    Listed { moves: Vec<Move>, games: Vec<GameRef> },
+}
+
+/// Positions reached in at most this many games list them ([`PositionEntry::Listed`]).
+pub const LISTED: usize = 32;
+
+/// The key of a position as Lichess tells positions apart: pieces, side to
+/// move, castling rights and an en-passant square only when an en-passant
+/// capture is legal (the engine's key, which has the square when a pawn
+/// attacks it, less that term when no capture is legal).
+pub fn position_key(board: &Board) -> u64 {
+    let key = board.key();
+    match board.ep_square() {
+        Some(ep)
+            if !board.legal_moves().iter().any(|m| m.to() == ep && m.kind() == crate::types::MoveKind::EnPassant) =>
+        {
+            key ^ crate::board::zobrist::ZOBRIST.enpassant[ep.file() as usize]
+        }
+        _ => key,
+    }
+}
+
+/// Why an index was refused.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ExplorerError {
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error("bad magic at offset 0: expected \"AXPL\"")]
+    BadMagic,
+    #[error("unsupported version {version} at offset 4 (expected {VERSION})")]
+    UnsupportedVersion { version: u16 },
+    #[error(transparent)]
+    Truncated(#[from] Truncated),
+    #[error("bad header field at offset {offset}: {what}")]
+    BadHeader { offset: u64, what: &'static str },
+    #[error("{what} at offset {offset}")]
+    Corrupt { offset: u64, what: &'static str },
+    #[error("checksum mismatch at offset 120: stored {stored:#018x}, computed {computed:#018x}")]
+    Checksum { stored: u64, computed: u64 },
+}
+
+impl ExplorerError {
+    pub(crate) fn corrupt(offset: usize, what: &'static str) -> ExplorerError {
+        ExplorerError::Corrupt { offset: offset as u64, what }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,292 @@
+//! Writing an explorer index: each section into a temporary file beside
+//! the output while the games (in order) and then the positions and
+//! singles (each in key order) come, assembled with the header at the end,
+//! atomically. Memory holds the strings, the ids and one block of singles.
+
+use super::reader::{single_bits, Header};
+use super::record::{encode_game, encode_position, BitWriter, PackedMoves};
+use super::{GameRecord, PositionEntry, BLOCK, GAME_BLOCK, HEADER_LEN};
+use crate::codec::{IoAt, PathIoError, Put, TempDir};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+/// One section being written: a temporary file and its length.
+struct Section {
+    file: BufWriter<File>,
+    path: PathBuf,
+    len: u64,
+}
+
+impl Section {
+    fn create(path: PathBuf) -> Result<Section, PathIoError> {
+        let file = BufWriter::with_capacity(1 << 16, File::create(&path).at(&path)?);
+        Ok(Section { file, path, len: 0 })
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<(), PathIoError> {
+        self.len += bytes.len() as u64;
+        self.file.write_all(bytes).at(&self.path)
+    }
+}
+
+const STRINGS: usize = 0;
+const GAME_OFFSETS: usize = 1;
+const GAMES: usize = 2;
+const POSITION_KEYS: usize = 3;
+const POSITION_OFFSETS: usize = 4;
+const POSITIONS: usize = 5;
+const SINGLES_DIR: usize = 6;
+const SINGLES: usize = 7;
+
+/// A single waiting for the width of the game numbers (known at the end).
+type PendingSingle = (u8, u32, u8);
+
+/// Writes an index (see the module doc).
+pub struct ExplorerWriter {
+    out: PathBuf,
+    dir: TempDir,
+    max_ply: u8,
+    top_games: u8,
+    string_numbers: HashMap<String, u64>,
+    sections: Vec<Section>,
+    ids: Vec<([u8; 8], u32)>,
+    game_count: u64,
+    position_count: u64,
+    last_key: Option<u64>,
+    /// Singles in order; their bit width needs the game count, so they are
+    /// kept as 6-byte records in a file until the end.
+    singles_raw: Section,
+    single_count: u64,
+    last_single: Option<u64>,
+    scratch: Vec<u8>,
+}
+
+impl ExplorerWriter {
+    /// A writer of the index `out`, its sections in a temporary directory
+    /// beside it; `top_games` is the header's count of top games per cell.
+    pub fn create(out: &Path, max_ply: u8, top_games: u8) -> Result<ExplorerWriter, PathIoError> {
+        let dir = TempDir::beside(out).at(out)?;
+        let mut sections = Vec::new();
+        for i in 0..8 {
+            sections.push(Section::create(dir.file(&format!("section-{i}")))?);
+        }
+        let singles_raw = Section::create(dir.file("singles-raw"))?;
+        let mut w = ExplorerWriter {
+            out: out.to_path_buf(),
+            dir,
+            max_ply,
+            top_games: top_games.max(1),
+            string_numbers: HashMap::new(),
+            sections,
+            ids: Vec::new(),
+            game_count: 0,
+            position_count: 0,
+            last_key: None,
+            singles_raw,
+            single_count: 0,
+            last_single: None,
+            scratch: Vec::new(),
+        };
+        w.string("")?;
+        w.sections[POSITION_OFFSETS].put(&0u64.to_le_bytes())?;
+        Ok(w)
+    }
+
+    fn string(&mut self, s: &str) -> Result<u64, PathIoError> {
+        // Strings longer than 255 bytes are cut at a character boundary.
+        let mut end = s.len().min(255);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let s = &s[..end];
+        if let Some(&n) = self.string_numbers.get(s) {
+            return Ok(n);
+        }
+        let n = self.string_numbers.len() as u64;
+        self.sections[STRINGS].put(&[s.len() as u8])?;
+        self.sections[STRINGS].put(s.as_bytes())?;
+        self.string_numbers.insert(s.to_string(), n);
+        Ok(n)
+    }
+
+    /// Adds the next game (its moves packed: [`PackedMoves`]); returns its number.
+    pub fn game(&mut self, g: &GameRecord, moves: &PackedMoves) -> Result<u32, PathIoError> {
+        let site = if super::record::is_lichess_site(g) { "" } else { g.site.as_str() };
+        let mut numbers = [0u64; 6];
+        for (n, s) in numbers.iter_mut().zip([g.white.as_str(), &g.black, &g.event, site, &g.round, &g.time_control]) {
+            *n = self.string(s)?;
+        }
+        let mut next = numbers.into_iter();
+        let mut body = std::mem::take(&mut self.scratch);
+        body.clear();
+        encode_game(g, moves, |_| next.next().unwrap_or(0), &mut body);
+        if self.game_count % GAME_BLOCK as u64 == 0 {
+            let at = self.sections[GAMES].len;
+            self.sections[GAME_OFFSETS].put(&at.to_le_bytes())?;
+        }
+        let mut len = Vec::with_capacity(4);
+        len.put_varint(body.len() as u64);
+        self.sections[GAMES].put(&len)?;
+        self.sections[GAMES].put(&body)?;
+        self.scratch = body;
+        let n = self.game_count as u32;
+        self.ids.push((g.id, n));
+        self.game_count += 1;
+        Ok(n)
+    }
+
+    /// Adds the next position (keys increasing).
+    pub fn position(&mut self, key: u64, entry: &PositionEntry) -> Result<(), PathIoError> {
+        let mut bytes = std::mem::take(&mut self.scratch);
+        bytes.clear();
+        encode_position(entry, &mut bytes);
+        let done = self.position_encoded(key, &bytes);
+        self.scratch = bytes;
+        done
+    }
+
+    /// Adds the next position (keys increasing), its entry already
+    /// encoded ([`encode_position`]).
+    pub fn position_encoded(&mut self, key: u64, bytes: &[u8]) -> Result<(), PathIoError> {
+        debug_assert!(self.last_key.map_or(true, |k| k < key));
+        self.last_key = Some(key);
+        self.sections[POSITION_KEYS].put(&key.to_le_bytes())?;
+        self.sections[POSITIONS].put(bytes)?;
+        let end = self.sections[POSITIONS].len;
+        self.sections[POSITION_OFFSETS].put(&end.to_le_bytes())?;
+        self.position_count += 1;
+        Ok(())
+    }
+
+    /// Adds the next single (keys not decreasing): the position before
+    /// ply `ply` of game `game`.
+    pub fn single(&mut self, key: u64, game: u32, ply: u8) -> Result<(), PathIoError> {
+        self.singles(&[(key, game, ply)])
+    }
+
+    /// Adds the next singles (keys not decreasing), as [`Self::single`].
+    pub fn singles(&mut self, singles: &[(u64, u32, u8)]) -> Result<(), PathIoError> {
+        let mut raw = std::mem::take(&mut self.scratch);
+        raw.clear();
+        let mut directory = Vec::new();
+        for &(key, game, ply) in singles {
+            debug_assert!(self.last_single.map_or(true, |k| k <= key));
+            self.last_single = Some(key);
+            if self.single_count % BLOCK as u64 == 0 {
+                directory.extend_from_slice(&key.to_le_bytes());
+            }
+            let [g0, g1, g2, g3] = game.to_le_bytes();
+            raw.extend_from_slice(&[key as u8, g0, g1, g2, g3, ply]);
+            self.single_count += 1;
+        }
+        let done = self.sections[SINGLES_DIR].put(&directory).and_then(|()| self.singles_raw.put(&raw));
+        self.scratch = raw;
+        done
+    }
+
+    /// Games added so far.
+    pub fn games(&self) -> u64 {
+        self.game_count
+    }
+
+    /// Packs the singles at their final width into their section.
+    fn pack_singles(&mut self) -> Result<(), PathIoError> {
+        self.singles_raw.file.flush().at(&self.singles_raw.path)?;
+        let (g, p) = single_bits(self.game_count, self.max_ply);
+        let mut raw = std::io::BufReader::new(File::open(&self.singles_raw.path).at(&self.singles_raw.path)?);
+        let mut record = [0u8; 6];
+        let mut bits = BitWriter::default();
+        for _ in 0..self.single_count {
+            raw.read_exact(&mut record).at(&self.singles_raw.path)?;
+            let s: PendingSingle =
+                (record[0], u32::from_le_bytes([record[1], record[2], record[3], record[4]]), record[5]);
+            bits.put(u64::from(s.0), 8);
+            bits.put(u64::from(s.1), g);
+            bits.put(u64::from(s.2), p);
+            // Whole bytes out as they fill (a field is at most 8 + 32 + 8 bits).
+            if bits.bytes.len() > 1 << 16 {
+                let done = bits.take_whole();
+                self.sections[SINGLES].put(&done)?;
+            }
+        }
+        let rest = std::mem::take(&mut bits.bytes);
+        self.sections[SINGLES].put(&rest)
+    }
+
+    /// Writes the index (header, sections, checksum) at the output path,
+    /// atomically; returns its length.
+    pub fn finish(mut self) -> Result<u64, PathIoError> {
+        self.pack_singles()?;
+        let end = self.sections[GAMES].len;
+        self.sections[GAME_OFFSETS].put(&end.to_le_bytes())?;
+        for s in &mut self.sections {
+            s.file.flush().at(&s.path)?;
+        }
+        self.ids.sort_unstable();
+        let mut ids = Vec::with_capacity(4 * self.ids.len());
+        for (_, n) in &self.ids {
+            ids.put_u32_le(*n);
+        }
+        // The file's section order: the ids go after the game data.
+        let order: [Option<usize>; 9] = [
+            Some(STRINGS),
+            Some(GAME_OFFSETS),
+            Some(GAMES),
+            None,
+            Some(POSITION_KEYS),
+            Some(POSITION_OFFSETS),
+            Some(POSITIONS),
+            Some(SINGLES_DIR),
+            Some(SINGLES),
+        ];
+        let mut offsets = [0u64; 10];
+        let mut at = HEADER_LEN as u64;
+        for (i, part) in order.iter().enumerate() {
+            offsets[i] = at;
+            at += part.map_or(ids.len() as u64, |s| self.sections[s].len);
+        }
+        offsets[9] = at;
+        let paths: Vec<PathBuf> = self.sections.iter().map(|s| s.path.clone()).collect();
+        let mut header = Header {
+            max_ply: self.max_ply,
+            top_games: self.top_games,
+            games: self.game_count,
+            strings: self.string_numbers.len() as u64,
+            positions: self.position_count,
+            singles: self.single_count,
+            sections: offsets,
+            checksum: 0,
+        };
+        drop(self.sections);
+        let out = self.out.clone();
+        crate::atomic_file::write_with(&out, 1 << 20, |w| {
+            w.write_all(&header.encode())?;
+            let mut hash = crate::codec::Fnv1a64::new();
+            let mut buf = vec![0u8; 1 << 20];
+            for part in order {
+                let Some(i) = part else {
+                    hash.update(&ids);
+                    w.write_all(&ids)?;
+                    continue;
+                };
+                let mut f = File::open(&paths[i])?;
+                loop {
+                    let n = f.read(&mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    hash.update(&buf[..n]);
+                    w.write_all(&buf[..n])?;
+                }
+            }
+            header.checksum = hash.finish();
+            w.seek(std::io::SeekFrom::Start(0))?;
+            w.write_all(&header.encode())
+        })
+        .at(&out)?;
+        drop(self.dir);
+        Ok(at)
+    }
+}

@@ -1,0 +1,577 @@
+//! Answers of the opening explorer, in Lichess's shape, from one or more
+//! explorer indexes served together ([`Shards`]; their counts add up).
+//!
+//! For a position and a [`Filter`] (speeds, rating groups, months):
+//! * totals and each move's white, draws, black and average rating (the
+//!   mean of the known ratings of the players who made the move, rounded),
+//!   over the cells the filter admits; moves by games, then UCI, the first
+//!   `moves`; castling written king takes rook (`e1h1`), as Lichess writes
+//!   it; a move played in exactly one admitted game names it (`game`);
+//! * top games: the admitted games with the highest mean rating, then the
+//!   newest (by shard, then game number: the order a merged index would
+//!   number them in); recent games: the newest admitted, by month, then
+//!   shard and game number;
+//! * opening names ([`super::openings`]): each move's, exact; the answer's
+//!   is the caller's (the last exact match along `fen` and `play`).
+//!
+//! Rating filter: each value names its group ([`crate::book::format::explorer::RATING_GROUPS`]);
+//! 2500 takes every group from 2500 up (2800 those from 2800, 3200 its
+//! own). Month filters: a game without a month is left out as soon as
+//! `since` or `until` is given.
+
+use super::openings::{self, Opening};
+use crate::board::notation::uci_string;
+use crate::board::Board;
+use crate::book::format::explorer::{
+    month_of, position_key, rating_group, Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats,
+    PositionEntry, Speed, Stats,
+};
+use crate::types::{Color, Move};
+use parking_lot::Mutex;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Which cells a query takes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    pub speeds: Option<Vec<Speed>>,
+    /// Rating groups (indices into `RATING_GROUPS`) admitted.
+    pub groups: Option<Vec<u8>>,
+    /// Month codes ([`crate::book::format::explorer::month_code`]), inclusive.
+    pub since: Option<u16>,
+    pub until: Option<u16>,
+}
+
+impl Filter {
+    /// The groups a `ratings` list of values admits (see the module doc).
+    pub fn groups_of(ratings: &[u32]) -> Vec<u8> {
+        let mut out: Vec<u8> = Vec::new();
+        for &r in ratings {
+            let g = rating_group(Some(r));
+            if g >= rating_group(Some(2500)) {
+                out.extend(g..crate::book::format::explorer::RATING_GROUPS.len() as u8);
+            } else {
+                out.push(g);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    pub fn admits(&self, cell: Cell) -> bool {
+        let month = cell.month();
+        self.speeds.as_ref().map_or(true, |s| s.contains(&cell.speed()))
+            && self.groups.as_ref().map_or(true, |g| g.contains(&cell.group()))
+            && self.since.map_or(true, |s| month != 0 && month >= s)
+            && self.until.map_or(true, |u| month != 0 && month <= u)
+    }
+}
+
+/// How much an answer lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub moves: usize,
+    pub top_games: usize,
+    pub recent_games: usize,
+}
+
+/// Lichess's explorer or its masters database: which lists and fields an
+/// answer has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Lichess,
+    Masters,
+}
+
+/// A player in a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayerAnswer {
+    pub name: String,
+    pub rating: Option<u16>,
+}
+
+/// A game in an answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameAnswer {
+    /// The move the game played from the position (in the lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uci: Option<String>,
+    pub id: String,
+    pub winner: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed: Option<&'static str>,
+    /// `rated` or `casual` (Lichess's games; from the `Event` tag).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<&'static str>,
+    pub white: PlayerAnswer,
+    pub black: PlayerAnswer,
+    pub year: Option<u16>,
+    /// `YYYY-MM`.
+    pub month: Option<String>,
+}
+
+/// One move of an answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveAnswer {
+    pub uci: String,
+    pub san: String,
+    #[serde(rename = "averageRating")]
+    pub average_rating: u64,
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+    pub game: Option<GameAnswer>,
+    pub opening: Option<Opening>,
+}
+
+/// The answer for a position (`GET /lichess`, `/masters`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExplorerAnswer {
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+    pub moves: Vec<MoveAnswer>,
+    #[serde(rename = "recentGames", skip_serializing_if = "Option::is_none")]
+    pub recent_games: Option<Vec<GameAnswer>>,
+    #[serde(rename = "topGames")]
+    pub top_games: Vec<GameAnswer>,
+    pub opening: Option<Opening>,
+}
+
+/// An index opened for answers, with its strings.
+pub struct Shard {
+    pub path: PathBuf,
+    pub index: Explorer,
+    pub strings: Vec<String>,
+    /// Each player's games (name lower-cased), made at the first
+    /// `/player` question: the game headers read once.
+    players: OnceLock<HashMap<String, Vec<u32>>>,
+    /// Entries of many cells (the first plies' positions), decoded once;
+    /// and their cells.
+    hot: Mutex<Hot>,
+}
+
+/// An entry of at least this many cells is kept decoded ...
+const HOT_CELLS: usize = 128;
+/// ... while the kept entries have at most this many (about 60 bytes a
+/// cell); past it the least asked for are let go.
+const HOT_BUDGET: usize = 1 << 21;
+
+/// Decoded entries kept: each with its cells and how often it was asked
+/// for since the last eviction.
+#[derive(Default)]
+struct Hot {
+    entries: HashMap<u64, (Arc<PositionEntry>, usize, u32)>,
+    cells: usize,
+}
+
+impl Hot {
+    fn get(&mut self, key: u64) -> Option<Arc<PositionEntry>> {
+        let e = self.entries.get_mut(&key)?;
+        e.2 = e.2.saturating_add(1);
+        Some(e.0.clone())
+    }
+
+    /// Keeps `entry`, letting the least asked for go (down to half the
+    /// budget) when it would not fit.
+    fn keep(&mut self, key: u64, entry: Arc<PositionEntry>, cells: usize) {
+        if self.cells + cells > HOT_BUDGET {
+            let mut by_use: Vec<(u32, u64, usize)> = self.entries.iter().map(|(k, e)| (e.2, *k, e.1)).collect();
+            by_use.sort_unstable();
+            for (_, k, n) in by_use {
+                if self.cells + cells <= HOT_BUDGET / 2 {
+                    break;
+                }
+                self.entries.remove(&k);
+                self.cells -= n;
+            }
+            self.entries.values_mut().for_each(|e| e.2 /= 2);
+        }
+        self.entries.insert(key, (entry, cells, 1));
+        self.cells += cells;
+    }
+}
+
+impl Shard {
+    fn open(path: &Path) -> Result<Shard, ExplorerError> {
+        let index = Explorer::open(path)?;
+        let strings = index.strings()?;
+        let (players, hot) = (OnceLock::new(), Mutex::new(Hot::default()));
+        Ok(Shard { path: path.to_path_buf(), index, strings, players, hot })
+    }
+
+    /// The entry of the position `key`, if it has one.
+    fn entry(&self, key: u64) -> Result<Option<Arc<PositionEntry>>, ExplorerError> {
+        if let Some(e) = self.hot.lock().get(key) {
+            return Ok(Some(e));
+        }
+        let Some(entry) = self.index.position(key)? else { return Ok(None) };
+        let entry = Arc::new(entry);
+        let cells = match &*entry {
+            PositionEntry::Counted { moves, games } => moves.iter().map(|m| m.cells.len()).sum::<usize>() + games.len(),
+            PositionEntry::Listed { .. } => 0,
+        };
+        if cells >= HOT_CELLS {
+            self.hot.lock().keep(key, entry.clone(), cells);
+        }
+        Ok(Some(entry))
+    }
+
+    /// The games of `player` (case ignored), in order.
+    fn games_of(&self, player: &str) -> Result<&[u32], ExplorerError> {
+        if self.players.get().is_none() {
+            let mut map: HashMap<String, Vec<u32>> = HashMap::new();
+            for i in 0..self.index.games() as u32 {
+                let g = self.index.game_header(i, &self.strings)?;
+                let (w, b) = (g.white.to_lowercase(), g.black.to_lowercase());
+                if w != b {
+                    map.entry(b).or_default().push(i);
+                }
+                map.entry(w).or_default().push(i);
+            }
+            // Another thread may have made it meanwhile: the same map.
+            let _ = self.players.set(map);
+        }
+        let games = self.players.get().and_then(|map| map.get(&player.to_lowercase()));
+        Ok(games.map_or(&[], |v| v.as_slice()))
+    }
+}
+
+/// Indexes served together.
+#[derive(Default)]
+pub struct Shards {
+    pub shards: Vec<Shard>,
+}
+
+/// A game listed for the answer: (shard, game) and the move it played.
+#[derive(Clone, Copy)]
+struct Listed {
+    shard: usize,
+    game: u32,
+    mv: Move,
+    /// Top: the mean rating; recent: the month.
+    rank: u32,
+}
+
+impl Shards {
+    /// Opens every index (in full, as the service needs them).
+    pub fn open(paths: &[PathBuf]) -> Result<Shards, (PathBuf, ExplorerError)> {
+        let mut shards = Vec::new();
+        for p in paths {
+            shards.push(Shard::open(p).map_err(|e| (p.clone(), e))?);
+        }
+        Ok(Shards { shards })
+    }
+
+    pub fn games(&self) -> u64 {
+        self.shards.iter().map(|s| s.index.games()).sum()
+    }
+
+    /// The answer for `board` (whose position is looked up) under `filter`.
+    pub fn answer(
+        &self,
+        board: &Board,
+        filter: &Filter,
+        limits: Limits,
+        kind: Kind,
+    ) -> Result<ExplorerAnswer, ExplorerError> {
+        let key = position_key(board);
+        let mut by_move: ByMove = Vec::new();
+        // The best candidates only, as they come (a position of a large
+        // index offers tens of thousands).
+        let mut top = Best::new(limits.top_games);
+        let mut recent = Best::new(if kind == Kind::Lichess { limits.recent_games } else { 0 });
+        for (si, shard) in self.shards.iter().enumerate() {
+            let mut one_game = |game: u32, record: &GameRecord, played: Move| {
+                let cell = record.cell();
+                if filter.admits(cell) {
+                    let mover = board.side_to_move();
+                    let stats = Stats::of_game(record.outcome, effective(record, mover));
+                    add(&mut by_move, played.raw(), &stats, Some((si, game)));
+                    top.offer(Listed { shard: si, game, mv: played, rank: mean_rating(record) });
+                    recent.offer(Listed { shard: si, game, mv: played, rank: u32::from(cell.month()) });
+                }
+            };
+            match shard.entry(key)?.as_deref() {
+                Some(PositionEntry::Counted { moves, games }) => {
+                    collect_counted(si, moves, games, filter, &mut by_move, &mut top, &mut recent);
+                }
+                Some(PositionEntry::Listed { moves, games }) => {
+                    for r in games {
+                        let record = shard.index.game_header(r.game, &shard.strings)?;
+                        one_game(r.game, &record, moves.get(r.mv as usize).copied().unwrap_or(Move::NONE));
+                    }
+                }
+                None => {
+                    if let Some((game, ply, record)) = shard.index.single(key, &shard.strings)? {
+                        let played = record.moves.get(usize::from(ply)).copied().unwrap_or(Move::NONE);
+                        one_game(game, &record, played);
+                    }
+                }
+            }
+        }
+        // A move the position does not have (a key shared by another
+        // position) is left out.
+        let mut moves: Vec<MoveCount> = by_move
+            .into_iter()
+            .map(|(raw, s, only)| (Move::from_raw(raw), s, only))
+            .filter(|(m, _, _)| board.is_legal(*m))
+            .collect();
+        let mut totals = Stats::default();
+        moves.iter().for_each(|m| totals.add(&m.1));
+        let uci = |m: Move| uci_string(m, true);
+        moves.sort_by(|a, b| b.1.games().cmp(&a.1.games()).then_with(|| uci(a.0).cmp(&uci(b.0))));
+        moves.truncate(limits.moves);
+        let wants_games = kind == Kind::Masters || limits.top_games > 0 || limits.recent_games > 0;
+        let mut answer_moves = Vec::with_capacity(moves.len());
+        for (mv, s, only) in moves {
+            let mut after = board.clone();
+            let san = after.move_to_san(mv);
+            after.make_move(mv);
+            let game = match only {
+                Some((si, g)) if s.games() == 1 && wants_games => Some(self.game_answer(si, g, None, kind)?),
+                _ => None,
+            };
+            answer_moves.push(MoveAnswer {
+                uci: uci(mv),
+                san,
+                average_rating: if s.rated == 0 { 0 } else { (s.rating_sum as f64 / s.rated as f64).round() as u64 },
+                white: s.white,
+                draws: s.draws,
+                black: s.black,
+                game,
+                opening: openings::named(&after),
+            });
+        }
+        let listed = |best: Best| -> Result<Vec<GameAnswer>, ExplorerError> {
+            best.list.into_iter().map(|l| self.game_answer(l.shard, l.game, Some(uci(l.mv)), kind)).collect()
+        };
+        let top_games = listed(top)?;
+        let recent_games = match kind {
+            Kind::Lichess => Some(listed(recent)?),
+            Kind::Masters => None,
+        };
+        Ok(ExplorerAnswer {
+            white: totals.white,
+            draws: totals.draws,
+            black: totals.black,
+            moves: answer_moves,
+            recent_games,
+            top_games,
+            opening: None,
+        })
+    }
+
+    /// Game `game` of shard `shard` as an answer lists it.
+    fn game_answer(
+        &self,
+        shard: usize,
+        game: u32,
+        uci: Option<String>,
+        kind: Kind,
+    ) -> Result<GameAnswer, ExplorerError> {
+        let s = &self.shards[shard];
+        let g = s.index.game_header(game, &s.strings)?;
+        Ok(game_answer(&g, uci, kind))
+    }
+
+    /// The game with `id` in the first shard that has it.
+    pub fn game_by_id(&self, id: &str) -> Result<Option<GameRecord>, ExplorerError> {
+        let Ok(id) = <[u8; 8]>::try_from(id.as_bytes()) else { return Ok(None) };
+        for s in &self.shards {
+            if let Some(i) = s.index.game_by_id(&id) {
+                return s.index.game(i, &s.strings).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every game of every shard where `player` (case ignored) had `color`,
+    /// in order; with its shard.
+    pub fn games_of(&self, player: &str, color: Color) -> Result<Vec<GameRecord>, ExplorerError> {
+        let mut out = Vec::new();
+        for s in &self.shards {
+            for &i in s.games_of(player)? {
+                let g = s.index.game_header(i, &s.strings)?;
+                let name = if color == Color::White { &g.white } else { &g.black };
+                if name.to_lowercase() == player.to_lowercase() {
+                    out.push(s.index.game(i, &s.strings)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.shards.iter().map(|s| s.path.as_path())
+    }
+}
+
+/// Each move's counts and, while it has one game, that game (shard, number).
+type ByMove = Vec<(u16, Stats, Option<(usize, u32)>)>;
+/// The same with the move.
+type MoveCount = (Move, Stats, Option<(usize, u32)>);
+
+fn add(by_move: &mut ByMove, mv: u16, s: &Stats, game: Option<(usize, u32)>) {
+    let at = match by_move.iter().position(|e| e.0 == mv) {
+        Some(at) => at,
+        None => {
+            by_move.push((mv, Stats::default(), None));
+            by_move.len() - 1
+        }
+    };
+    let e = &mut by_move[at];
+    e.1.add(s);
+    if game.is_some() {
+        e.2 = game;
+    }
+}
+
+/// The first `k` games by rank, then the newest (shard, then number:
+/// the order a merged index numbers them in), kept as they are offered.
+struct Best {
+    k: usize,
+    /// Best first.
+    list: Vec<Listed>,
+}
+
+impl Best {
+    fn new(k: usize) -> Best {
+        Best { k, list: Vec::with_capacity(k + 1) }
+    }
+
+    fn order(l: &Listed) -> std::cmp::Reverse<(u32, usize, u32)> {
+        std::cmp::Reverse((l.rank, l.shard, l.game))
+    }
+
+    fn offer(&mut self, l: Listed) {
+        let key = Best::order(&l);
+        if self.list.len() == self.k && self.list.last().map_or(true, |last| key >= Best::order(last)) {
+            return;
+        }
+        let at = self.list.partition_point(|x| Best::order(x) < key);
+        self.list.insert(at, l);
+        self.list.truncate(self.k);
+    }
+}
+
+fn collect_counted(
+    shard: usize,
+    moves: &[MoveStats],
+    games: &[CellGames],
+    filter: &Filter,
+    by_move: &mut ByMove,
+    top: &mut Best,
+    recent: &mut Best,
+) {
+    for MoveStats { mv, cells } in moves {
+        let (mut stats, mut game) = (Stats::default(), None);
+        for c in cells.iter().filter(|c| filter.admits(c.cell)) {
+            stats.add(&c.stats);
+            game = c.game.or(game);
+        }
+        if stats.games() > 0 {
+            add(by_move, mv.raw(), &stats, game.map(|g| (shard, g)));
+        }
+    }
+    let mv_of = |i: u32| moves.get(i as usize).map_or(Move::NONE, |m| m.mv);
+    for g in games.iter().filter(|g| filter.admits(g.cell)) {
+        for r in &g.top {
+            top.offer(Listed { shard, game: r.game, mv: mv_of(r.mv), rank: u32::from(r.mean) });
+        }
+        for r in &g.recent {
+            recent.offer(Listed { shard, game: r.game, mv: mv_of(r.mv), rank: u32::from(g.cell.month()) });
+        }
+    }
+}
+
+/// The rating counted for the player of `color`: theirs, else the other's (0: neither).
+fn effective(g: &GameRecord, color: Color) -> u16 {
+    match g.rating(color) {
+        0 => g.rating(!color),
+        r => r,
+    }
+}
+
+fn mean_rating(g: &GameRecord) -> u32 {
+    (u32::from(effective(g, Color::White)) + u32::from(effective(g, Color::Black))) / 2
+}
+
+/// A stored game as an answer lists it.
+pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswer {
+    let player =
+        |name: &str, rating: u16| PlayerAnswer { name: name.to_string(), rating: (rating > 0).then_some(rating) };
+    GameAnswer {
+        uci,
+        id: String::from_utf8_lossy(&g.id).into_owned(),
+        winner: match g.outcome {
+            crate::book::format::explorer::Outcome::White => Some("white"),
+            crate::book::format::explorer::Outcome::Black => Some("black"),
+            crate::book::format::explorer::Outcome::Draw => None,
+        },
+        speed: (kind == Kind::Lichess).then_some(g.speed.name()),
+        mode: (kind == Kind::Lichess).then_some(if is_casual(&g.event) { "casual" } else { "rated" }),
+        white: player(&g.white, g.white_rating),
+        black: player(&g.black, g.black_rating),
+        year: (g.year > 0).then_some(g.year),
+        month: (g.month > 0).then(|| format!("{:04}-{:02}", g.year, g.month)),
+    }
+}
+
+/// Whether a game's `Event` says it was casual (Lichess's "Casual Blitz
+/// game"); other games are rated.
+fn is_casual(event: &str) -> bool {
+    event.to_ascii_lowercase().contains("casual")
+}
+
+/// A game as PGN, as Lichess exports a masters game: Event, Site, Date,
+/// Round, White, Black, Result, WhiteElo, BlackElo (and TimeControl when
+/// known), then the moves on one line and the result.
+pub fn pgn(g: &GameRecord) -> String {
+    let mut out = String::new();
+    let date = format!(
+        "{}.{}.{}",
+        if g.year > 0 { format!("{:04}", g.year) } else { "????".into() },
+        if g.month > 0 { format!("{:02}", g.month) } else { "??".into() },
+        if g.day > 0 { format!("{:02}", g.day) } else { "??".into() }
+    );
+    let elo = |r: u16| if r > 0 { r.to_string() } else { "?".into() };
+    let mut tags = vec![
+        ("Event", if g.event.is_empty() { "?".into() } else { g.event.clone() }),
+        ("Site", if g.site.is_empty() { "?".into() } else { g.site.clone() }),
+        ("Date", date),
+        ("Round", if g.round.is_empty() { "?".into() } else { g.round.clone() }),
+        ("White", g.white.clone()),
+        ("Black", g.black.clone()),
+        ("Result", g.outcome.token().into()),
+        ("WhiteElo", elo(g.white_rating)),
+        ("BlackElo", elo(g.black_rating)),
+    ];
+    if !g.time_control.is_empty() {
+        tags.push(("TimeControl", g.time_control.clone()));
+    }
+    for (k, v) in tags {
+        out.push_str(&format!("[{k} \"{}\"]\n", v.replace('\\', "\\\\").replace('"', "\\\"")));
+    }
+    out.push('\n');
+    let mut text = Vec::new();
+    let _ = g.replay(usize::MAX, |b, m| {
+        let ply = text.len();
+        let mut b = b.clone();
+        let san = b.move_to_san(m);
+        text.push(if ply % 2 == 0 { format!("{}. {san}", ply / 2 + 1) } else { san });
+    });
+    text.push(g.outcome.token().to_string());
+    out.push_str(&text.join(" "));
+    out.push('\n');
+    out
+}
+
+/// `(year, month)` of a month code, for the page.
+pub fn month_text(code: u16) -> String {
+    let (y, m) = month_of(code);
+    format!("{y:04}-{m:02}")
+}

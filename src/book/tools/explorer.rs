@@ -1,0 +1,770 @@
+//! `explorer build` and `explorer merge`: an explorer index
+//! ([`crate::book::format::explorer`]) from PGN databases, on `book
+//! build`'s streaming pipeline, or from the games of other indexes.
+//!
+//! The pass over the games: a reader thread cuts the inputs into batches of
+//! whole games, `threads` workers parse, filter and replay them
+//! ([`game_of`]), and this thread takes the games in input order: a game
+//! whose id is already indexed is skipped (so the first of two copies
+//! counts), the others are numbered, written to the index's game store and
+//! their positions held by bucket of key through [`crate::spill`] (spilled
+//! to disk at the `--memory` budget). Then each bucket is read back and
+//! each position counted ([`entry_of`]): reached in one game, it is a
+//! single (its game and ply); in more, its moves' counts by cell and its
+//! cells' top and recent games.
+//!
+//! Rules (Lichess's explorer, and the for data as it comes):
+//! * Games whose result is not 1-0, 0-1 or ½-½, variant games and games
+//!   from a set-up position (a `FEN` tag) are skipped and counted; so are
+//!   games with an illegal move; the book build's filters apply as well.
+//! * A position (Lichess's identity: [`position_key`]) counts once per
+//!   game, with the last move played from it when the game repeats it, for
+//!   the first `max_ply` plies (50).
+//! * A missing rating takes the other player's; both missing: rating group
+//!   0, and nothing added to the rating sums. A missing or unreadable date
+//!   is month 0 (`0000-00`).
+//! * A game's id is the 8 letters and digits ending `Site` when they are
+//!   there (Lichess's game id), else 8 base-62 digits of a 64-bit FNV-1a
+//!   hash of its tags and moves.
+//! * Top games of a cell: the `top_games` (4; 15 for masters) with the
+//!   highest mean rating, then the newest; recent games: the 4 newest, by
+//!   month, then input order. Both are all a query needs: the top games of
+//!   any union of cells are among the union of their top lists.
+//!
+//! The index is a function of the sequence of games alone (not of the
+//! threads or the memory budget), so [`merge`], which replays the stored
+//! games of its inputs in order through the same counting, writes the
+//! index built from their concatenated inputs, byte for byte.
+
+use super::build::pipeline::{read_inputs, Job, Meter};
+use super::build::{self, result_of, BuildError, Filters, GameTags, Observer, Progress, Rejection};
+use crate::board::Board;
+use crate::book::format::explorer::record::encode_position;
+use crate::book::format::explorer::{
+    position_key, Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats,
+    Outcome, PackedMoves, PositionEntry, Speed, Stats, LISTED,
+};
+use crate::codec::{fnv1a64, PathIoError};
+use crate::input::Input;
+use crate::pgn::{for_each_game, GameSource, GameView, ReplayError};
+use crate::spill::{bucket_of, Buckets, Encoding};
+use crate::types::{Color, Move};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Instant;
+use thiserror::Error;
+
+/// What `explorer build` is told.
+#[derive(Clone, Debug)]
+pub struct ExplorerOptions {
+    pub max_ply: u8,
+    /// Top games kept per cell (4; 15 for a masters index).
+    pub top_games: u8,
+    pub filters: Filters,
+    pub threads: usize,
+    pub memory_mb: usize,
+    pub temp_dir: Option<PathBuf>,
+    /// Write the index even when an input was damaged.
+    pub allow_damaged: bool,
+}
+
+impl Default for ExplorerOptions {
+    fn default() -> ExplorerOptions {
+        ExplorerOptions {
+            max_ply: crate::book::format::explorer::DEFAULT_MAX_PLY,
+            top_games: 4,
+            filters: Filters::default(),
+            threads: 1,
+            memory_mb: 1024,
+            temp_dir: None,
+            allow_damaged: false,
+        }
+    }
+}
+
+/// Recent games kept per cell.
+pub const RECENT_GAMES: usize = 4;
+
+/// Figures of a build or a merge.
+#[derive(Clone, Debug, Default)]
+pub struct ExplorerSummary {
+    /// Games read, and games indexed.
+    pub games: u64,
+    pub indexed: u64,
+    /// Skipped: already indexed (same id), not 1-0/0-1/½-½, variant or
+    /// set-up position, illegal move, and by the build's filters.
+    pub duplicates: u64,
+    pub bad_result: u64,
+    pub variants: u64,
+    pub illegal: u64,
+    pub rejected: [u64; Rejection::ALL.len()],
+    pub damaged: Vec<(String, String)>,
+    pub text_bytes: u64,
+    pub source_bytes: u64,
+    /// Position visits held, spill files written, positions of two games
+    /// or more, singles.
+    pub events: u64,
+    pub runs: usize,
+    pub positions: u64,
+    pub singles: u64,
+    pub index_bytes: u64,
+    pub seconds: f64,
+}
+
+/// Why a build or a merge failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ExplorerBuildError {
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    #[error(transparent)]
+    Io(#[from] PathIoError),
+    #[error("{path}: {source}")]
+    Index { path: PathBuf, source: ExplorerError },
+    #[error("{}: max ply {found}, the others' {expected}: shards merge only when built alike", .path.display())]
+    Mismatch { path: PathBuf, found: u8, expected: u8 },
+}
+
+impl From<crate::spill::SpillError> for ExplorerBuildError {
+    fn from(e: crate::spill::SpillError) -> ExplorerBuildError {
+        ExplorerBuildError::Build(BuildError::Spill(e))
+    }
+}
+
+impl From<crate::input::InputError> for ExplorerBuildError {
+    fn from(e: crate::input::InputError) -> ExplorerBuildError {
+        ExplorerBuildError::Build(BuildError::Input(e))
+    }
+}
+
+/// A position visit: the position's key, the game (its number in the
+/// index), the ply at which the game reached it and the move played from
+/// it. 16 bytes in a spill file: key, game (u32), ply (u8), move (u16), 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Visit {
+    pub key: u64,
+    pub game: u32,
+    pub ply: u8,
+    pub mv: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Visits;
+
+impl Encoding for Visits {
+    type Item = Visit;
+
+    fn item_len(self) -> usize {
+        16
+    }
+
+    #[inline]
+    fn key(item: &Visit) -> u64 {
+        item.key
+    }
+
+    #[inline]
+    fn encode(self, v: &Visit, _level: u8, out: &mut [u8]) {
+        out[..8].copy_from_slice(&v.key.to_le_bytes());
+        out[8..12].copy_from_slice(&v.game.to_le_bytes());
+        out[12] = v.ply;
+        out[13..15].copy_from_slice(&v.mv.to_le_bytes());
+        out[15] = 0;
+    }
+
+    fn decode(self, bytes: &[u8], bucket: usize, level: u8, out: &mut Vec<Visit>) -> Result<(), usize> {
+        out.reserve(bytes.len() / 16);
+        for (i, b) in bytes.chunks_exact(16).enumerate() {
+            let le8 = |s: &[u8]| s.iter().rev().fold(0u64, |a, &x| a << 8 | u64::from(x));
+            let v = Visit { key: le8(&b[..8]), game: le8(&b[8..12]) as u32, ply: b[12], mv: le8(&b[13..15]) as u16 };
+            if bucket_of(v.key, level) != bucket || b[15] != 0 {
+                return Err(i);
+            }
+            out.push(v);
+        }
+        Ok(())
+    }
+}
+
+/// What the counting needs of a game, kept in memory for every game.
+#[derive(Clone, Copy, Debug)]
+struct Facts {
+    cell: Cell,
+    outcome: Outcome,
+    /// Ratings with a missing one taken from the other player (0: neither known).
+    white: u16,
+    black: u16,
+}
+
+impl Facts {
+    fn of(g: &GameRecord) -> Facts {
+        let (w, b) = (g.white_rating, g.black_rating);
+        let (white, black) = (if w == 0 { b } else { w }, if b == 0 { w } else { b });
+        Facts { cell: g.cell(), outcome: g.outcome, white, black }
+    }
+    fn mean(&self) -> u32 {
+        (u32::from(self.white) + u32::from(self.black)) / 2
+    }
+}
+
+/// A game of a batch, replayed: its record, its moves packed and its
+/// position visits (game numbers not yet given). The batches' games go
+/// back to the workers to be filled again: no game's strings or lists are
+/// made or freed in the pass once they have room.
+#[derive(Default)]
+struct Replayed {
+    record: GameRecord,
+    packed: PackedMoves,
+    visits: Vec<(u64, u8, u16)>,
+}
+
+/// What a worker makes of a batch.
+enum Item {
+    Games { games: Vec<Replayed>, batch: Batch, text_bytes: u64 },
+    Damaged { input: String, error: String },
+}
+
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    games: u64,
+    bad_result: u64,
+    variants: u64,
+    rejected: [u64; Rejection::ALL.len()],
+}
+
+/// The id of a game: Lichess's (the 8 letters and digits ending `Site`),
+/// else 8 base-62 digits of a hash of its tags and moves.
+pub fn game_id(view: &GameView) -> [u8; 8] {
+    if let Some(site) = view.tag("Site") {
+        let last = site.trim().trim_end_matches('/').rsplit('/').next().unwrap_or("");
+        if last.len() == 8 && last.bytes().all(|b| b.is_ascii_alphanumeric()) && site.contains('/') {
+            let mut id = [0u8; 8];
+            id.copy_from_slice(last.as_bytes());
+            return id;
+        }
+    }
+    let mut text = String::new();
+    for (k, v) in view.tags() {
+        text.push_str(k);
+        text.push('\u{1}');
+        text.push_str(v);
+        text.push('\u{2}');
+    }
+    for m in view.moves() {
+        text.push_str(m);
+        text.push(' ');
+    }
+    base62(fnv1a64(text.as_bytes()))
+}
+
+/// 8 base-62 digits (0-9, A-Z, a-z) of `h`, most significant first.
+pub fn base62(mut h: u64) -> [u8; 8] {
+    const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut id = [0u8; 8];
+    for d in id.iter_mut().rev() {
+        *d = DIGITS[(h % 62) as usize];
+        h /= 62;
+    }
+    id
+}
+
+/// `(year, month, day)` of a `Date`/`UTCDate` value (`2024.03.09`; `??`
+/// and missing parts are 0).
+pub fn date_of(view: &impl GameTags) -> (u16, u8, u8) {
+    let Some(tag) = ["UTCDate", "Date"].into_iter().filter_map(|t| view.tag(t)).find(|d| year_of(d).is_some()) else {
+        return (0, 0, 0);
+    };
+    let mut parts = tag.trim().split(['.', '-', '/']);
+    let year = year_of(tag).unwrap_or(0);
+    let month = parts.nth(1).and_then(|m| m.parse::<u8>().ok()).filter(|m| (1..=12).contains(m)).unwrap_or(0);
+    let day = parts.next().and_then(|d| d.parse::<u8>().ok()).filter(|d| (1..=31).contains(d)).unwrap_or(0);
+    (year, month, if month == 0 { 0 } else { day })
+}
+
+fn year_of(date: &str) -> Option<u16> {
+    date.trim().split(['.', '-', '/']).next()?.parse::<u16>().ok().filter(|y| (1..=9999).contains(y))
+}
+
+/// Why a game is left out before it is replayed.
+enum Skip {
+    Result,
+    Variant,
+    Filter(Rejection),
+}
+
+/// The record of a game that passes the filters, into `g` (its strings'
+/// room kept); why it is left out, for one that does not.
+fn record_of(view: &GameView, filters: &Filters, g: &mut GameRecord) -> Result<(), Skip> {
+    let outcome = result_of(view).and_then(Outcome::from_token).ok_or(Skip::Result)?;
+    if view.tag("FEN").is_some() || view.is_chess960() {
+        return Err(Skip::Variant);
+    }
+    if let Err(r) = filters.admit(view) {
+        return Err(if r == Rejection::Variant { Skip::Variant } else { Skip::Filter(r) });
+    }
+    let rating = |c| build::rating(view, c).map_or(0, |r| r.min(u32::from(u16::MAX)) as u16);
+    (g.year, g.month, g.day) = date_of(view);
+    let tag = |t: &str, into: &mut String| {
+        into.clear();
+        into.push_str(view.tag(t).unwrap_or("").trim());
+    };
+    g.id = game_id(view);
+    tag("White", &mut g.white);
+    tag("Black", &mut g.black);
+    g.white_rating = rating(Color::White);
+    g.black_rating = rating(Color::Black);
+    g.outcome = outcome;
+    g.speed = Speed::of_time_control(view.tag("TimeControl"));
+    tag("Event", &mut g.event);
+    tag("Site", &mut g.site);
+    tag("Round", &mut g.round);
+    tag("TimeControl", &mut g.time_control);
+    Ok(())
+}
+
+/// A game replayed: its moves packed, its position visits (the first
+/// `max_ply` plies; a repeated position keeps its last move), into `r`.
+fn game_of(
+    view: &GameView,
+    max_ply: u8,
+    source: impl FnOnce() -> GameSource,
+    r: &mut Replayed,
+) -> Result<(), ReplayError> {
+    let mut board = Board::startpos();
+    let start = Board::startpos();
+    let (visits, packed) = (&mut r.visits, &mut r.packed);
+    visits.clear();
+    packed.clear();
+    let mut ply = 0usize;
+    view.replay_first(&mut board, &start, usize::MAX, source, |b, m| {
+        packed.push(b, m);
+        ply += 1;
+        let ply = ply - 1;
+        if ply < usize::from(max_ply) {
+            let key = position_key(b);
+            match visits.iter_mut().find(|v| v.0 == key) {
+                Some(v) => *v = (key, ply as u8, m.raw()),
+                None => visits.push((key, ply as u8, m.raw())),
+            }
+        }
+    })
+}
+
+/// The worker's work on one batch: its games replayed into `games` (the
+/// room of a batch done with, when there is one; the first `used` are
+/// this batch's).
+fn replay_batch(file: &Arc<Path>, text: &str, max_ply: u8, filters: &Filters, games: &mut Vec<Replayed>) -> Batch {
+    let mut out = Batch::default();
+    for_each_game(text, |view| {
+        out.counts.games += 1;
+        if games.len() == out.used {
+            games.push(Replayed::default());
+        }
+        let r = &mut games[out.used];
+        match record_of(view, filters, &mut r.record) {
+            Ok(()) => {}
+            Err(Skip::Result) => return out.counts.bad_result += 1,
+            Err(Skip::Variant) => return out.counts.variants += 1,
+            Err(Skip::Filter(why)) => return out.counts.rejected[why.index()] += 1,
+        }
+        let source = || GameSource { file: Some(file.clone()), index: view.number() };
+        match game_of(view, max_ply, source, r) {
+            Ok(()) => out.used += 1,
+            Err(e) => out.skipped.push(e),
+        }
+    });
+    out
+}
+
+/// What a batch gave besides its games.
+#[derive(Default)]
+struct Batch {
+    used: usize,
+    counts: Counts,
+    skipped: Vec<ReplayError>,
+}
+
+/// Numbers and stores the games in order, holds their visits, and at the
+/// end counts every position into the index.
+struct Indexer {
+    writer: ExplorerWriter,
+    ids: HashSet<[u8; 8]>,
+    facts: Vec<Facts>,
+    visits: Buckets<Visits>,
+    scratch: Vec<Visit>,
+    top_games: usize,
+    summary: ExplorerSummary,
+}
+
+impl Indexer {
+    fn new(out: &Path, options: &ExplorerOptions, temp: &Path) -> Result<Indexer, ExplorerBuildError> {
+        // A quarter of the budget for held visits (16 bytes each).
+        let limit = (options.memory_mb.max(1) << 20) / 4 / 16;
+        Ok(Indexer {
+            writer: ExplorerWriter::create(out, options.max_ply, options.top_games)?,
+            ids: HashSet::new(),
+            facts: Vec::new(),
+            visits: Buckets::new(0, Visits, limit, temp, "visits".to_string()),
+            scratch: Vec::new(),
+            top_games: usize::from(options.top_games.max(1)),
+            summary: ExplorerSummary::default(),
+        })
+    }
+
+    /// The next game in input order, with its visits.
+    fn add(
+        &mut self,
+        record: &GameRecord,
+        packed: &PackedMoves,
+        visits: impl Iterator<Item = (u64, u8, u16)>,
+    ) -> Result<(), ExplorerBuildError> {
+        if !self.ids.insert(record.id) {
+            self.summary.duplicates += 1;
+            return Ok(());
+        }
+        let game = self.writer.game(record, packed)?;
+        self.facts.push(Facts::of(record));
+        self.scratch.clear();
+        self.scratch.extend(visits.map(|(key, ply, mv)| Visit { key, game, ply, mv }));
+        self.summary.events += self.scratch.len() as u64;
+        self.summary.indexed += 1;
+        self.visits.push(&self.scratch)?;
+        Ok(())
+    }
+
+    /// Counts every position and writes the index: the buckets of visits
+    /// are read back in key order and counted by `threads` workers
+    /// ([`count_bucket`]), their entries written in that order.
+    fn finish(
+        self,
+        options: &ExplorerOptions,
+        temp: &Path,
+        threads: usize,
+    ) -> Result<ExplorerSummary, ExplorerBuildError> {
+        let Indexer { mut writer, ids, facts, visits, top_games, mut summary, .. } = self;
+        drop(ids);
+        let spilled = visits.finish(64)?;
+        summary.runs = spilled.file_count;
+        let tokens = 2 * threads.max(1) + 2;
+        // A quarter of the budget for the buckets in flight.
+        let limit = ((options.memory_mb.max(1) << 20) / 4 / 16 / tokens).max(1 << 12);
+        let produce = |feed: &mut crate::ordered::Feed<BucketJob>| {
+            // Buckets go out in runs of about RUN_VISITS visits (a job
+            // each would cost more in hand-overs than in counting).
+            let mut run: Vec<Vec<Visit>> = Vec::new();
+            let mut held = 0;
+            let mut send = |items: &mut Vec<Visit>, _level: u8| -> Result<(), Feeding> {
+                held += items.len();
+                run.push(std::mem::take(items));
+                if held < RUN_VISITS {
+                    return Ok(());
+                }
+                held = 0;
+                match feed.send(BucketJob::Visits(std::mem::take(&mut run))) {
+                    true => Ok(()),
+                    false => Err(Feeding::Stopped),
+                }
+            };
+            match spilled.for_each_bucket(limit, 64, temp, "split", &mut send) {
+                Ok(()) => {
+                    if !run.is_empty() {
+                        feed.send(BucketJob::Visits(run));
+                    }
+                }
+                Err(Feeding::Failed(e)) => {
+                    feed.send(BucketJob::Failed(e));
+                }
+                Err(Feeding::Stopped) => {}
+            }
+        };
+        let facts = &facts;
+        let worker = || {
+            move |job: BucketJob, _: &crate::ordered::Spares<()>| match job {
+                BucketJob::Visits(mut run) => {
+                    let mut counted = Counted::default();
+                    for items in &mut run {
+                        count_bucket(items, facts, top_games, &mut counted);
+                    }
+                    Ok(counted)
+                }
+                BucketJob::Failed(e) => Err(e),
+            }
+        };
+        crate::ordered::run(
+            threads.max(1),
+            tokens,
+            produce,
+            worker,
+            |counted: Result<Counted, ExplorerBuildError>| {
+                let counted = counted?;
+                let mut at = 0;
+                for &(key, len) in &counted.positions {
+                    writer.position_encoded(key, &counted.bytes[at..at + len])?;
+                    at += len;
+                }
+                writer.singles(&counted.singles)?;
+                summary.positions += counted.positions.len() as u64;
+                summary.singles += counted.singles.len() as u64;
+                Ok::<_, ExplorerBuildError>(Vec::new())
+            },
+        )?;
+        drop(spilled);
+        summary.index_bytes = writer.finish()?;
+        Ok(summary)
+    }
+}
+
+/// Visits (about) a worker counts at a time.
+const RUN_VISITS: usize = 1 << 16;
+
+/// Buckets of visits for a worker (in key order), or why the reading
+/// stopped.
+enum BucketJob {
+    Visits(Vec<Vec<Visit>>),
+    Failed(ExplorerBuildError),
+}
+
+/// Why the reader of the buckets stopped.
+enum Feeding {
+    Stopped,
+    Failed(ExplorerBuildError),
+}
+
+impl From<crate::spill::SpillError> for Feeding {
+    fn from(e: crate::spill::SpillError) -> Feeding {
+        Feeding::Failed(e.into())
+    }
+}
+
+/// A bucket counted: its positions of two games or more (key and length
+/// of the encoded entry, the entries one after another in `bytes`) and
+/// its singles (key, game, ply), each in key order.
+#[derive(Default)]
+struct Counted {
+    positions: Vec<(u64, usize)>,
+    bytes: Vec<u8>,
+    singles: Vec<(u64, u32, u8)>,
+}
+
+/// Counts the visits of one bucket (in game order) into `out`.
+fn count_bucket(items: &mut [Visit], facts: &[Facts], top_games: usize, out: &mut Counted) {
+    // Game numbers rise in input order: by key, then game, is by key in
+    // input order.
+    items.sort_unstable_by_key(|v| (v.key, v.game));
+    for group in items.chunk_by(|a, b| a.key == b.key) {
+        if let [only] = group {
+            out.singles.push((only.key, only.game, only.ply));
+        } else {
+            let before = out.bytes.len();
+            encode_position(&entry_of(group, facts, top_games), &mut out.bytes);
+            out.positions.push((group[0].key, out.bytes.len() - before));
+        }
+    }
+}
+
+/// The entry of a position reached in `visits` (one per game, in game
+/// order; two or more): its games listed when they are few ([`LISTED`]),
+/// else counted by cell.
+fn entry_of(visits: &[Visit], facts: &[Facts], top_games: usize) -> PositionEntry {
+    let mut moves: Vec<u16> = visits.iter().map(|v| v.mv).collect();
+    moves.sort_unstable();
+    moves.dedup();
+    let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0);
+    if visits.len() <= LISTED {
+        let games = visits.iter().map(|v| GameRef { game: v.game, mv: move_index(v.mv) as u32, mean: 0 }).collect();
+        return PositionEntry::Listed { moves: moves.iter().map(|&m| Move::from_raw(m)).collect(), games };
+    }
+    // (move, cell) → stats and the game when there is one.
+    let mut cells: Vec<(usize, Cell, Stats, u32)> = Vec::with_capacity(visits.len());
+    let mut by_cell: Vec<(Cell, u32, usize)> = Vec::with_capacity(visits.len());
+    for v in visits {
+        let f = &facts[v.game as usize];
+        let mover = mover_of(v.ply);
+        let rating = if mover == Color::White { f.white } else { f.black };
+        let i = move_index(v.mv);
+        cells.push((i, f.cell, Stats::of_game(f.outcome, rating), v.game));
+        by_cell.push((f.cell, v.game, i));
+    }
+    cells.sort_by_key(|c| (c.0, c.1));
+    let mut out: Vec<MoveStats> =
+        moves.iter().map(|&mv| MoveStats { mv: Move::from_raw(mv), cells: Vec::new() }).collect();
+    for group in cells.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let mut s = Stats::default();
+        group.iter().for_each(|c| s.add(&c.2));
+        let only = (group.len() == 1).then_some(group[0].3);
+        out[group[0].0].cells.push(MoveCell { cell: group[0].1, stats: s, game: only });
+    }
+    by_cell.sort_by_key(|c| c.0);
+    let games = by_cell
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| {
+            let refs = |sel: &mut Vec<&(Cell, u32, usize)>, n: usize, rated: bool| -> Vec<GameRef> {
+                sel.truncate(n);
+                let mean = |game: u32| if rated { facts[game as usize].mean() as u16 } else { 0 };
+                sel.iter().map(|&&(_, game, mv)| GameRef { game, mv: mv as u32, mean: mean(game) }).collect()
+            };
+            let mut top: Vec<_> = group.iter().collect();
+            top.sort_by_key(|&&(_, game, _)| std::cmp::Reverse((facts[game as usize].mean(), game)));
+            let mut recent: Vec<_> = group.iter().collect();
+            recent.sort_by_key(|&&(_, game, _)| std::cmp::Reverse(game));
+            CellGames {
+                cell: group[0].0,
+                top: refs(&mut top, top_games, true),
+                recent: refs(&mut recent, RECENT_GAMES, false),
+            }
+        })
+        .collect();
+    PositionEntry::Counted { moves: out, games }
+}
+
+/// The side that moves at `ply` of a game from the start position.
+fn mover_of(ply: u8) -> Color {
+    if ply % 2 == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// Builds the index `out` from the PGN `inputs`.
+pub fn build(
+    inputs: &[PathBuf],
+    out: &Path,
+    options: &ExplorerOptions,
+    observer: &mut dyn Observer,
+) -> Result<ExplorerSummary, ExplorerBuildError> {
+    let start = Instant::now();
+    let mut opened = Vec::with_capacity(inputs.len());
+    for p in inputs {
+        opened.push(Input::open(p)?);
+    }
+    let files: Vec<Arc<Path>> = inputs.iter().map(|p| Arc::from(p.as_path())).collect();
+    let parent = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let temp =
+        crate::codec::TempDir::in_dir(&parent, "archivist-explorer").map_err(|e| PathIoError::new(&parent, e))?;
+    let mut indexer = Indexer::new(out, options, temp.path())?;
+    let filters = Filters { exclude_variants: true, chess960: false, ..options.filters.clone() };
+    let meter = Meter::default();
+    let tokens = 2 * options.threads.max(1) + 2;
+    // The batches in flight (text, and their games replayed: about 3x the
+    // text) take at most an eighth of the budget.
+    let batch_bytes = ((options.memory_mb.max(1) << 20) / 24 / tokens).clamp(64 << 10, 4 << 20);
+    let worker = || {
+        let (files, filters) = (&files, &filters);
+        move |job: Job, spares: &crate::ordered::Spares<Vec<Replayed>>| match job {
+            Job::Damaged { input, error } => Item::Damaged { input, error },
+            Job::Batch { file, batch: text } => {
+                let mut games = spares.take().unwrap_or_default();
+                let batch = replay_batch(&files[file], &text.text, options.max_ply, filters, &mut games);
+                Item::Games { games, batch, text_bytes: text.text.len() as u64 }
+            }
+        }
+    };
+    let produce = |feed: &mut crate::ordered::Feed<Job>| read_inputs(opened, batch_bytes, &meter, feed);
+    let mut last_report = Instant::now();
+    crate::ordered::run(options.threads.max(1), tokens, produce, worker, |item: Item| {
+        let mut spare = None;
+        match item {
+            Item::Damaged { input, error } => {
+                observer.damaged(&input, &error);
+                indexer.summary.damaged.push((input, error));
+            }
+            Item::Games { games, batch, text_bytes } => {
+                let (s, counts) = (&mut indexer.summary, batch.counts);
+                s.games += counts.games;
+                s.bad_result += counts.bad_result;
+                s.variants += counts.variants;
+                s.illegal += batch.skipped.len() as u64;
+                s.text_bytes += text_bytes;
+                for (r, n) in s.rejected.iter_mut().zip(counts.rejected) {
+                    *r += n;
+                }
+                batch.skipped.iter().for_each(|e| observer.skipped(e));
+                for g in &games[..batch.used] {
+                    indexer.add(&g.record, &g.packed, g.visits.iter().copied())?;
+                }
+                spare = Some(games);
+            }
+        }
+        if last_report.elapsed().as_millis() >= 200 {
+            last_report = Instant::now();
+            let s = &indexer.summary;
+            observer.progress(&Progress {
+                games: s.games,
+                text_bytes: s.text_bytes,
+                source_bytes: meter.source_bytes.load(Relaxed),
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+        Ok::<_, ExplorerBuildError>(spare.into_iter().collect())
+    })?;
+    indexer.summary.source_bytes = meter.source_bytes.load(Relaxed);
+    if !indexer.summary.damaged.is_empty() && !options.allow_damaged {
+        let s = &indexer.summary;
+        let summary = build::Summary { damaged: s.damaged.clone(), games: s.games, ..build::Summary::default() };
+        return Err(ExplorerBuildError::Build(BuildError::Damaged { summary: Box::new(summary) }));
+    }
+    let mut summary = indexer.finish(options, temp.path(), options.threads)?;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Joins the indexes `shards` (built with the same max ply) into `out`: the
+/// index built from their inputs one after another (their stored games
+/// replayed in order; a game already indexed from an earlier shard is
+/// skipped), with the first shard's top games per cell.
+pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Result<ExplorerSummary, ExplorerBuildError> {
+    let start = Instant::now();
+    let mut opened = Vec::new();
+    for path in shards {
+        let e = Explorer::open(path).map_err(|source| ExplorerBuildError::Index { path: path.clone(), source })?;
+        opened.push((path, e));
+    }
+    let max_ply = opened.first().map_or(options.max_ply, |(_, e)| e.max_ply());
+    if let Some((path, e)) = opened.iter().find(|(_, e)| e.max_ply() != max_ply) {
+        return Err(ExplorerBuildError::Mismatch { path: path.to_path_buf(), found: e.max_ply(), expected: max_ply });
+    }
+    // The shards' top games per cell (the first's: 4, or 15 for masters).
+    let top_games = opened.first().map_or(options.top_games, |(_, e)| e.top_games());
+    let options = ExplorerOptions { max_ply, top_games, ..options.clone() };
+    let parent = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let temp =
+        crate::codec::TempDir::in_dir(&parent, "archivist-explorer").map_err(|e| PathIoError::new(&parent, e))?;
+    let mut indexer = Indexer::new(out, &options, temp.path())?;
+    for (path, e) in &opened {
+        let index_error = |source| ExplorerBuildError::Index { path: path.to_path_buf(), source };
+        let strings = e.strings().map_err(index_error)?;
+        for i in 0..e.games() as u32 {
+            let g = e.game(i, &strings).map_err(index_error)?;
+            indexer.summary.games += 1;
+            let visits = replay_visits(&g, max_ply).map_err(index_error)?;
+            let corrupt = ExplorerError::Corrupt { offset: 0, what: "a game's move index past its legal moves" };
+            let packed = PackedMoves::of(&g).ok_or_else(|| index_error(corrupt))?;
+            indexer.add(&g, &packed, visits.into_iter())?;
+        }
+    }
+    let mut summary = indexer.finish(&options, temp.path(), options.threads)?;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The visits of a stored game, as [`game_of`] makes them from its PGN.
+fn replay_visits(g: &GameRecord, max_ply: u8) -> Result<Vec<(u64, u8, u16)>, ExplorerError> {
+    let mut visits: Vec<(u64, u8, u16)> = Vec::new();
+    let mut ply = 0u8;
+    g.replay(usize::from(max_ply), |b, m| {
+        let key = position_key(b);
+        match visits.iter_mut().find(|v| v.0 == key) {
+            Some(v) => *v = (key, ply, m.raw()),
+            None => visits.push((key, ply, m.raw())),
+        }
+        ply = ply.saturating_add(1);
+    })
+    .map_err(|_| ExplorerError::Corrupt { offset: 0, what: "a game's move index past its legal moves" })?;
+    Ok(visits)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,263 @@
+use super::*;
+use crate::book::format::explorer::month_code;
+use crate::book::play::explorer::{Filter, Kind, Limits, Shards};
+use crate::book::tools::build::{build as book_build, build_from_explorer, BuildOptions, Target};
+use crate::book::tools::make_book::MakeBookOptions;
+use crate::codec::SplitMix64;
+use crate::testdata::TempDir as Dir;
+
+#[derive(Default)]
+struct Quiet;
+
+impl Observer for Quiet {
+    fn skipped(&mut self, _: &ReplayError) {}
+    fn damaged(&mut self, _: &str, _: &str) {}
+    fn progress(&mut self, _: &Progress) {}
+}
+
+/// `n` games with Lichess's tags, seeded: the first plies from a few
+/// moves (so that games share positions), then random legal moves; no
+/// game reaches a position twice in its first 60 plies. Ratings, time
+/// controls, dates and results vary; some games have no `Site` (a hashed
+/// id), some miss a rating or the date.
+pub(crate) fn lichess_like_pgn(n: usize, seed: u64) -> Vec<String> {
+    let mut rng = SplitMix64::new(seed);
+    let controls = ["15+0", "60+0", "120+1", "180+2", "300+0", "600+5", "900+10", "1800+20", "-", ""];
+    let mut games = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut b = Board::startpos();
+        let mut seen = HashSet::from([position_key(&b)]);
+        let mut sans = Vec::new();
+        let plies = 8 + rng.below(52) as usize;
+        while sans.len() < plies {
+            let legal: Vec<Move> = b.legal_moves().iter().collect();
+            let fresh: Vec<Move> = legal
+                .into_iter()
+                .filter(|&m| {
+                    let mut next = b.clone();
+                    next.make_move(m);
+                    !seen.contains(&position_key(&next))
+                })
+                .collect();
+            if fresh.is_empty() {
+                break;
+            }
+            let pick =
+                if sans.len() < 4 { rng.below(3.min(fresh.len() as u64)) } else { rng.below(fresh.len() as u64) };
+            let m = fresh[pick as usize];
+            sans.push(b.move_to_san(m));
+            b.make_move(m);
+            seen.insert(position_key(&b));
+        }
+        let mut tags = vec![("Event", "Rated game".to_string())];
+        if rng.below(10) > 0 {
+            let id = base62(rng.next_u64());
+            tags.push(("Site", format!("https://lichess.org/{}", String::from_utf8_lossy(&id))));
+        }
+        let year = 2015 + rng.below(10);
+        if rng.below(20) > 0 {
+            tags.push(("Date", format!("{year}.{:02}.{:02}", 1 + rng.below(12), 1 + rng.below(28))));
+        }
+        tags.push(("White", format!("p{}", rng.below(30))));
+        tags.push(("Black", format!("p{}", rng.below(30))));
+        let result = ["1-0", "0-1", "1/2-1/2"][rng.below(3) as usize];
+        tags.push(("Result", result.to_string()));
+        let base = 800 + rng.below(2200);
+        if rng.below(20) > 0 {
+            tags.push(("WhiteElo", (base + rng.below(200)).to_string()));
+        }
+        if rng.below(20) > 0 {
+            tags.push(("BlackElo", (base + rng.below(200)).to_string()));
+        }
+        let tc = controls[rng.below(controls.len() as u64) as usize];
+        if !tc.is_empty() {
+            tags.push(("TimeControl", tc.to_string()));
+        }
+        let mut text: String = tags.iter().map(|(k, v)| format!("[{k} \"{v}\"]\n")).collect();
+        text.push('\n');
+        for (i, san) in sans.iter().enumerate() {
+            if i % 2 == 0 {
+                text.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            text.push_str(san);
+            text.push(' ');
+        }
+        text.push_str(result);
+        text.push_str("\n\n");
+        games.push(text);
+    }
+    games
+}
+
+fn write(dir: &Dir, name: &str, games: &[String]) -> PathBuf {
+    let path = dir.file(name);
+    std::fs::write(&path, games.concat()).unwrap();
+    path
+}
+
+fn index(dir: &Dir, name: &str, inputs: &[PathBuf], options: &ExplorerOptions) -> (Vec<u8>, ExplorerSummary) {
+    let out = dir.file(name);
+    let summary = build(inputs, &out, options, &mut Quiet).expect("builds");
+    (std::fs::read(&out).unwrap(), summary)
+}
+
+#[test]
+fn the_index_is_the_same_for_any_threads_and_memory() {
+    let dir = Dir::new("explorer-threads");
+    let pgn = write(&dir, "in.pgn", &lichess_like_pgn(1500, 1));
+    let (want, first) = index(&dir, "a.axi", std::slice::from_ref(&pgn), &ExplorerOptions::default());
+    assert_eq!(first.indexed, 1500);
+    assert_eq!(first.runs, 0);
+    for (threads, memory_mb) in [(2, 1024), (1, 1), (3, 1)] {
+        let options = ExplorerOptions { threads, memory_mb, ..ExplorerOptions::default() };
+        let (got, summary) = index(&dir, "b.axi", std::slice::from_ref(&pgn), &options);
+        assert!(got == want, "threads {threads}, memory {memory_mb} MB: {summary:?}");
+        if memory_mb == 1 {
+            assert!(summary.runs > 0, "1500 games spill from 1 MB: {summary:?}");
+        }
+    }
+}
+
+#[test]
+fn merging_four_shards_equals_the_single_build() {
+    let dir = Dir::new("explorer-merge");
+    let mut games = lichess_like_pgn(800, 2);
+    // A copy of a game of the first shard in the third: counted once.
+    let copy = games.iter().find(|g| g.contains("lichess.org/")).cloned().unwrap();
+    games.insert(500, copy);
+    let whole = write(&dir, "all.pgn", &games);
+    let (want, summary) = index(&dir, "all.axi", &[whole], &ExplorerOptions::default());
+    assert_eq!((summary.games, summary.indexed, summary.duplicates), (801, 800, 1));
+    let mut shards = Vec::new();
+    for (i, part) in games.chunks(201).enumerate() {
+        let pgn = write(&dir, &format!("part{i}.pgn"), part);
+        let out = dir.file(&format!("part{i}.axi"));
+        build(&[pgn], &out, &ExplorerOptions::default(), &mut Quiet).unwrap();
+        shards.push(out);
+    }
+    assert_eq!(shards.len(), 4);
+    let merged = dir.file("merged.axi");
+    let summary = merge(&shards, &merged, &ExplorerOptions::default()).unwrap();
+    assert_eq!((summary.games, summary.indexed, summary.duplicates), (801, 800, 1));
+    assert!(std::fs::read(&merged).unwrap() == want, "the merge differs from the single build");
+}
+
+#[test]
+fn shards_served_together_answer_as_their_merge() {
+    let dir = Dir::new("explorer-shards");
+    let games = lichess_like_pgn(600, 3);
+    let halves: Vec<PathBuf> = games
+        .chunks(300)
+        .enumerate()
+        .map(|(i, part)| {
+            let out = dir.file(&format!("half{i}.axi"));
+            build(&[write(&dir, &format!("half{i}.pgn"), part)], &out, &ExplorerOptions::default(), &mut Quiet)
+                .unwrap();
+            out
+        })
+        .collect();
+    let merged = dir.file("merged.axi");
+    merge(&halves, &merged, &ExplorerOptions::default()).unwrap();
+    let (apart, together) = (Shards::open(&halves).unwrap(), Shards::open(&[merged]).unwrap());
+    let limits = Limits { moves: 12, top_games: 4, recent_games: 4 };
+    let filters = [
+        Filter::default(),
+        Filter { speeds: Some(vec![Speed::Blitz, Speed::Bullet]), ..Filter::default() },
+        Filter { groups: Some(Filter::groups_of(&[1600, 2500])), ..Filter::default() },
+        Filter { since: Some(month_code(2018, 1)), until: Some(month_code(2021, 6)), ..Filter::default() },
+    ];
+    let mut compared = 0;
+    for text in games.iter().step_by(7) {
+        let game = crate::pgn::parse(text).remove(0);
+        let mut b = Board::startpos();
+        for (ply, m) in game.replay().unwrap().moves.into_iter().enumerate().take(12) {
+            for f in &filters {
+                let a = apart.answer(&b, f, limits, Kind::Lichess).unwrap();
+                let t = together.answer(&b, f, limits, Kind::Lichess).unwrap();
+                assert_eq!(a, t, "ply {ply} of {text}, {f:?}");
+                compared += 1;
+            }
+            b.make_move(m);
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+}
+
+#[test]
+fn a_book_from_the_index_equals_book_build_on_the_games() {
+    let dir = Dir::new("explorer-book");
+    let pgn = write(&dir, "in.pgn", &lichess_like_pgn(700, 4));
+    let idx = dir.file("in.axi");
+    build(std::slice::from_ref(&pgn), &idx, &ExplorerOptions::default(), &mut Quiet).unwrap();
+    let polyglot = |only_white| {
+        Target::Polyglot(MakeBookOptions { max_ply: 50, min_game: 1, only_white, ..MakeBookOptions::default() })
+    };
+    let targets = [polyglot(false), polyglot(true), Target::Yacb { max_ply: 50, min_game: 2, elo: None }];
+    for target in targets {
+        for threads in [1, 2] {
+            let options = BuildOptions { threads, ..BuildOptions::new(target.clone()) };
+            let (a, b) = (dir.file("pgn.book"), dir.file("index.book"));
+            book_build(std::slice::from_ref(&pgn), &a, &options, &mut Quiet).unwrap();
+            let summary =
+                build_from_explorer(std::slice::from_ref(&idx), &Filter::default(), &b, &options, &mut Quiet).unwrap();
+            assert_eq!(summary.kept, 700);
+            assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(), "{target:?}, {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn a_book_from_the_index_takes_the_games_the_filter_admits() {
+    let dir = Dir::new("explorer-book-filter");
+    let games = lichess_like_pgn(500, 5);
+    let idx = dir.file("in.axi");
+    build(&[write(&dir, "in.pgn", &games)], &idx, &ExplorerOptions::default(), &mut Quiet).unwrap();
+    // The same selection made on the PGN: blitz games of 2018 or later.
+    let explorer = Explorer::open(&idx).unwrap();
+    let strings = explorer.strings().unwrap();
+    let kept: Vec<String> = games
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            let g = explorer.game(*i as u32, &strings).unwrap();
+            g.speed == Speed::Blitz && g.year >= 2018 && g.month > 0
+        })
+        .map(|(_, t)| t.clone())
+        .collect();
+    assert!(kept.len() > 30, "{}", kept.len());
+    let target = Target::Polyglot(MakeBookOptions { max_ply: 50, min_game: 1, ..MakeBookOptions::default() });
+    let options = BuildOptions::new(target);
+    let (a, b) = (dir.file("pgn.bin"), dir.file("index.bin"));
+    book_build(&[write(&dir, "kept.pgn", &kept)], &a, &options, &mut Quiet).unwrap();
+    let filter = Filter { speeds: Some(vec![Speed::Blitz]), since: Some(month_code(2018, 1)), ..Filter::default() };
+    let summary = build_from_explorer(&[idx], &filter, &b, &options, &mut Quiet).unwrap();
+    assert_eq!(summary.kept, kept.len() as u64);
+    assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn games_with_other_results_variants_and_copies_are_skipped_and_counted() {
+    let dir = Dir::new("explorer-skips");
+    let mut games = lichess_like_pgn(20, 6);
+    games.push("[Event \"?\"]\n[Result \"*\"]\n\n1. d4 d5 *\n\n".into());
+    games.push("[Event \"?\"]\n[Variant \"Atomic\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n".into());
+    games.push("[Event \"?\"]\n[FEN \"8/8/8/8/8/8/k7/K7 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n1/2-1/2\n\n".into());
+    games.push(games[5].clone());
+    games.push("[Event \"?\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n\n".into());
+    let (_, s) = index(&dir, "x.axi", &[write(&dir, "in.pgn", &games)], &ExplorerOptions::default());
+    assert_eq!(s.games, 25);
+    assert_eq!((s.bad_result, s.duplicates, s.variants, s.illegal), (1, 1, 2, 1));
+    assert_eq!(s.indexed, 20);
+}
+
+#[test]
+fn shards_of_another_max_ply_are_not_merged() {
+    let dir = Dir::new("explorer-ply");
+    let pgn = write(&dir, "in.pgn", &lichess_like_pgn(10, 7));
+    let (a, b) = (dir.file("a.axi"), dir.file("b.axi"));
+    build(std::slice::from_ref(&pgn), &a, &ExplorerOptions::default(), &mut Quiet).unwrap();
+    build(&[pgn], &b, &ExplorerOptions { max_ply: 20, ..ExplorerOptions::default() }, &mut Quiet).unwrap();
+    let err = merge(&[a, b.clone()], &dir.file("m.axi"), &ExplorerOptions::default()).unwrap_err();
+    assert!(matches!(err, ExplorerBuildError::Mismatch { found: 20, expected: 50, .. }), "{err}");
+    assert!(err.to_string().contains("b.axi"), "{err}");
+}

@@ -1,0 +1,370 @@
+//! Lichess's opening explorer API over the user's own games
+//! (`serve --lichess IDX… --masters IDX…`), answered from explorer indexes
+//! ([`crate::book::play::explorer`]):
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /lichess` | `fen` (default: the start position), `play` (UCI moves from it, comma-separated), `moves` (12), `topGames` (≤ 4), `recentGames` (≤ 4), `speeds`, `ratings`, `since`/`until` (`YYYY-MM`) |
+//! | `GET /masters` (and `/master`) | the same without speeds, ratings and recent games; `topGames` ≤ 15, `since`/`until` years |
+//! | `GET /masters/pgn/{id}`, `/master/pgn/{id}`, `/game/export/{id}` | the game as PGN (`application/x-chess-pgn`), 404 for an unknown id |
+//! | `GET /player?player=&color=` | one NDJSON line: the player's games with that colour in the `--lichess` indexes, each move's `averageOpponentRating` and `performance` |
+//!
+//! As Lichess: `variant=standard` (or `chess`) accepted, other variants 400;
+//! list parameters are one comma-separated value (`speeds=blitz,rapid`);
+//! `history` and the legacy `speeds[]=`/`ratings[]=` are ignored; a bad
+//! parameter is a 400 with a JSON error. `Access-Control-Allow-Origin: *`.
+
+use super::api::query;
+use super::lichess::lichess_board;
+use super::{blocking, ApiError, State};
+use crate::board::notation::uci_string;
+use crate::board::Board;
+use crate::book::format::explorer::{month_code, Speed, Stats};
+use crate::book::play::explorer::{game_answer, pgn, ExplorerAnswer, Filter, GameAnswer, Kind, Limits, Shards};
+use crate::book::play::openings::{self, Opening};
+use crate::types::{Color, Move};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path as UrlPath, Query, State as Shared};
+use axum::http::header::{HeaderValue, CONTENT_TYPE};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The parameters Lichess's explorer reads (all optional here; each
+/// route says which it takes).
+#[derive(Debug, Default, Deserialize)]
+pub struct ExplorerQuery {
+    pub fen: Option<String>,
+    pub play: Option<String>,
+    pub variant: Option<String>,
+    pub speeds: Option<String>,
+    pub ratings: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub moves: Option<String>,
+    #[serde(rename = "topGames")]
+    pub top_games: Option<String>,
+    #[serde(rename = "recentGames")]
+    pub recent_games: Option<String>,
+    pub player: Option<String>,
+    pub color: Option<String>,
+}
+
+/// The position of `fen` after the `play` moves, and the opening named
+/// last along the way.
+fn position(q: &ExplorerQuery) -> Result<(Board, Option<Opening>), ApiError> {
+    if let Some(v) = q.variant.as_deref() {
+        if !matches!(v, "standard" | "chess") {
+            return Err(ApiError::bad_request(format!("variant not supported: {v}")));
+        }
+    }
+    let mut b = match q.fen.as_deref() {
+        Some(fen) => lichess_board(fen)?,
+        None => Board::startpos(),
+    };
+    let mut opening = openings::named(&b);
+    for text in list(q.play.as_deref().unwrap_or(""), "play")? {
+        let m = parse_uci(&b, text).ok_or_else(|| ApiError::bad_request(format!("illegal uci: {text}")))?;
+        b.make_move(m);
+        opening = openings::named(&b).or(opening);
+    }
+    Ok((b, opening))
+}
+
+/// A UCI move, castling as king to its square (`e1g1`) or takes rook (`e1h1`).
+fn parse_uci(b: &Board, text: &str) -> Option<Move> {
+    b.legal_moves().iter().find(|&m| b.move_to_uci(m) == text || uci_string(m, true) == text)
+}
+
+/// The items of a comma-separated list, as Lichess reads them: an empty
+/// value is an empty list; an empty item is a 400.
+fn list<'a>(value: &'a str, name: &str) -> Result<Vec<&'a str>, ApiError> {
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
+    let items: Vec<&str> = value.split(',').collect();
+    if items.iter().any(|i| i.is_empty()) {
+        return Err(ApiError::bad_request(format!("{name}: an empty item in '{value}'")));
+    }
+    Ok(items)
+}
+
+fn number(v: Option<&str>, name: &str, default: usize) -> Result<usize, ApiError> {
+    v.map_or(Ok(default), |v| v.parse::<usize>().map_err(|_| ApiError::bad_request(format!("{name} must be a count"))))
+}
+
+/// `YYYY-MM` (or `YYYY/MM`) as a month code.
+fn month(v: &str, end: bool, years: bool) -> Result<u16, ApiError> {
+    let bad = || ApiError::bad_request(format!("bad month or year '{v}'"));
+    let mut parts = v.split(['-', '/']);
+    let year: u16 = parts.next().and_then(|y| y.parse().ok()).filter(|y| (1..=9999).contains(y)).ok_or_else(bad)?;
+    let m: u8 = match (years, parts.next()) {
+        (true, None) => {
+            if end {
+                12
+            } else {
+                1
+            }
+        }
+        (false, Some(m)) => m.parse().ok().filter(|m| (1..=12).contains(m)).ok_or_else(bad)?,
+        _ => return Err(bad()),
+    };
+    if parts.next().is_some() {
+        return Err(bad());
+    }
+    Ok(month_code(year, m))
+}
+
+/// The filter and limits of a query (`player`: `/player`'s, which has no
+/// rating filter and ignores `ratings`).
+fn filter(q: &ExplorerQuery, kind: Kind, player: bool) -> Result<(Filter, Limits), ApiError> {
+    let years = kind == Kind::Masters;
+    let mut f = Filter {
+        since: q.since.as_deref().map(|v| month(v, false, years)).transpose()?,
+        until: q.until.as_deref().map(|v| month(v, true, years)).transpose()?,
+        ..Filter::default()
+    };
+    if kind == Kind::Lichess {
+        if let Some(value) = q.speeds.as_deref() {
+            f.speeds = Some(
+                list(value, "speeds")?
+                    .into_iter()
+                    .map(|s| Speed::parse(s).ok_or_else(|| ApiError::bad_request(format!("unknown speed '{s}'"))))
+                    .collect::<Result<_, _>>()?,
+            );
+        }
+        if let Some(value) = q.ratings.as_deref().filter(|_| kind == Kind::Lichess && !player) {
+            let ratings = list(value, "ratings")?
+                .into_iter()
+                .map(|s| s.parse::<u32>().map_err(|_| ApiError::bad_request(format!("bad rating '{s}'"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            f.groups = Some(Filter::groups_of(&ratings));
+        }
+    }
+    let max_top = if kind == Kind::Masters { 15 } else { 4 };
+    let limits = Limits {
+        moves: number(q.moves.as_deref(), "moves", 12)?,
+        top_games: number(q.top_games.as_deref(), "topGames", max_top)?.min(max_top),
+        recent_games: number(q.recent_games.as_deref(), "recentGames", 4)?.min(4),
+    };
+    Ok((f, limits))
+}
+
+fn shards(s: &State, kind: Kind) -> &Shards {
+    match kind {
+        Kind::Lichess => &s.lichess,
+        Kind::Masters => &s.masters,
+    }
+}
+
+async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Json<ExplorerAnswer>, ApiError> {
+    let (board, opening) = position(&q)?;
+    let (filter, limits) = filter(&q, kind, false)?;
+    let answer = blocking(&s, move |s| shards(s, kind).answer(&board, &filter, limits, kind)).await?;
+    let mut answer = answer.map_err(|e| ApiError::internal(format!("explorer index: {e}")))?;
+    answer.opening = opening;
+    Ok(Json(answer))
+}
+
+/// `GET /lichess`.
+pub async fn lichess(
+    Shared(s): Shared<Arc<State>>,
+    q: Result<Query<ExplorerQuery>, QueryRejection>,
+) -> Result<Json<ExplorerAnswer>, ApiError> {
+    answer(s, query(q)?, Kind::Lichess).await
+}
+
+/// `GET /masters` (and `/master`).
+pub async fn masters(
+    Shared(s): Shared<Arc<State>>,
+    q: Result<Query<ExplorerQuery>, QueryRejection>,
+) -> Result<Json<ExplorerAnswer>, ApiError> {
+    answer(s, query(q)?, Kind::Masters).await
+}
+
+/// `GET /masters/pgn/{id}` and its aliases: the game as PGN from the
+/// masters indexes, then the Lichess ones.
+pub async fn game_pgn(Shared(s): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+    let id = id.trim_end_matches(".pgn").to_string();
+    let found = blocking(&s, move |s| {
+        for shards in [&s.masters, &s.lichess] {
+            match shards.game_by_id(&id) {
+                Ok(Some(g)) => return Ok(Some(pgn(&g))),
+                Ok(None) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    })
+    .await;
+    match found {
+        Ok(Ok(Some(text))) => {
+            ([(CONTENT_TYPE, HeaderValue::from_static("application/x-chess-pgn"))], text).into_response()
+        }
+        Ok(Ok(None)) => {
+            ApiError { status: StatusCode::NOT_FOUND, message: "no game with that id".into() }.into_response()
+        }
+        Ok(Err(e)) => ApiError::internal(format!("explorer index: {e}")).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// One move of the player answer.
+#[derive(Serialize)]
+struct PlayerMove {
+    uci: String,
+    san: String,
+    /// Both left out when no opponent's rating is known, as Lichess does.
+    #[serde(rename = "averageOpponentRating", skip_serializing_if = "Option::is_none")]
+    average_opponent_rating: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    performance: Option<i64>,
+    white: u64,
+    draws: u64,
+    black: u64,
+    game: Option<GameAnswer>,
+    opening: Option<Opening>,
+}
+
+/// The player answer (one NDJSON line).
+#[derive(Serialize)]
+struct PlayerAnswer {
+    white: u64,
+    draws: u64,
+    black: u64,
+    moves: Vec<PlayerMove>,
+    #[serde(rename = "recentGames")]
+    recent_games: Vec<GameAnswer>,
+    opening: Option<Opening>,
+    #[serde(rename = "queuePosition")]
+    queue_position: u32,
+}
+
+/// FIDE's table of rating differences `dp` by percentage score 0..=50
+/// (the rest by symmetry).
+const DP: [i32; 51] = [
+    -800, -677, -589, -538, -501, -470, -444, -422, -401, -383, -366, -351, -336, -322, -309, -296, -284, -273, -262,
+    -251, -240, -230, -220, -211, -202, -193, -184, -175, -166, -158, -149, -141, -133, -125, -117, -110, -102, -95,
+    -87, -80, -72, -65, -57, -50, -43, -36, -29, -21, -14, -7, 0,
+];
+
+fn dp(i: usize) -> f64 {
+    f64::from(if i <= 50 { DP[i] } else { -DP[(100 - i.min(100)).min(50)] })
+}
+
+/// Performance: the mean opponent rating plus FIDE's `dp` of the score
+/// (interpolated between whole percentages).
+pub fn performance(average_opponent: f64, points: f64, games: u64) -> i64 {
+    if games == 0 {
+        return 0;
+    }
+    let p = (100.0 * points / games as f64).clamp(0.0, 100.0);
+    let i = p.floor() as usize;
+    let f = p - i as f64;
+    let next = if i >= 100 { 800.0 } else { dp(i + 1) };
+    (average_opponent + dp(i) * (1.0 - f) + next * f).round() as i64
+}
+
+/// `GET /player?player=&color=`: the games of the `--lichess` indexes where
+/// `player` (case ignored) had `color`, replayed to the position.
+pub async fn player(Shared(s): Shared<Arc<State>>, q: Result<Query<ExplorerQuery>, QueryRejection>) -> Response {
+    match player_answer(s, q).await {
+        Ok(line) => ([(CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"))], line).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejection>) -> Result<String, ApiError> {
+    let q = query(q)?;
+    let name = q.player.clone().filter(|p| !p.is_empty()).ok_or_else(|| ApiError::bad_request("player is required"))?;
+    let color = match q.color.as_deref() {
+        Some("white") => Color::White,
+        Some("black") => Color::Black,
+        _ => return Err(ApiError::bad_request("color must be white or black")),
+    };
+    let (board, opening) = position(&q)?;
+    // `/player`'s own limits: every move, 8 recent games.
+    let (filter, _) = filter(&q, Kind::Lichess, true)?;
+    let moves_limit = q.moves.as_deref().map_or(Ok(usize::MAX), |v| number(Some(v), "moves", 0))?;
+    let recent_limit = number(q.recent_games.as_deref(), "recentGames", 8)?.min(8);
+    let key = crate::book::format::explorer::position_key(&board);
+    let answer = blocking(&s, move |s| -> Result<PlayerAnswer, String> {
+        let games = s.lichess.games_of(&name, color).map_err(|e| e.to_string())?;
+        let max_ply = s.lichess.shards.first().map_or(50, |sh| sh.index.max_ply());
+        // Per move: counts, the opponents' rating sum, and (game, move) for the lists.
+        let mut by_move: Vec<(Move, Stats, Vec<usize>)> = Vec::new();
+        let mut listed: Vec<(usize, Move)> = Vec::new();
+        for (gi, g) in games.iter().enumerate() {
+            if !filter.admits(g.cell()) {
+                continue;
+            }
+            let mut found = None;
+            let _ = g.replay(usize::from(max_ply), |b, m| {
+                if crate::book::format::explorer::position_key(b) == key {
+                    found = Some(m);
+                }
+            });
+            let Some(m) = found else { continue };
+            let opponent = g.rating(!color);
+            let stats = Stats::of_game(g.outcome, opponent);
+            match by_move.iter_mut().find(|e| e.0 == m) {
+                Some(e) => {
+                    e.1.add(&stats);
+                    e.2.push(gi);
+                }
+                None => by_move.push((m, stats, vec![gi])),
+            }
+            listed.push((gi, m));
+        }
+        let mut totals = Stats::default();
+        by_move.iter().for_each(|e| totals.add(&e.1));
+        let uci = |m: Move| uci_string(m, true);
+        by_move.sort_by(|a, b| b.1.games().cmp(&a.1.games()).then_with(|| uci(a.0).cmp(&uci(b.0))));
+        by_move.truncate(moves_limit);
+        let moves = by_move
+            .iter()
+            .map(|(m, st, list)| {
+                let mut after = board.clone();
+                let san = after.move_to_san(*m);
+                after.make_move(*m);
+                let avg = (st.rated > 0).then(|| st.rating_sum as f64 / st.rated as f64);
+                let wins = if color == Color::White { st.white } else { st.black };
+                let points = wins as f64 + 0.5 * st.draws as f64;
+                PlayerMove {
+                    uci: uci(*m),
+                    san,
+                    average_opponent_rating: avg.map(|a| a.round() as u64),
+                    performance: avg.map(|a| performance(a, points, st.games())),
+                    white: st.white,
+                    draws: st.draws,
+                    black: st.black,
+                    game: (list.len() == 1).then(|| game_answer(&games[list[0]], None, Kind::Lichess)),
+                    opening: openings::named(&after),
+                }
+            })
+            .collect();
+        let recent_games = listed
+            .iter()
+            .rev()
+            .take(recent_limit)
+            .map(|&(gi, m)| game_answer(&games[gi], Some(uci(m)), Kind::Lichess))
+            .collect();
+        Ok(PlayerAnswer {
+            white: totals.white,
+            draws: totals.draws,
+            black: totals.black,
+            moves,
+            recent_games,
+            opening: None,
+            queue_position: 0,
+        })
+    })
+    .await?
+    .map_err(|e| ApiError::internal(format!("explorer index: {e}")))?;
+    let answer = PlayerAnswer { opening, ..answer };
+    let mut line = serde_json::to_string(&answer).map_err(|e| ApiError::internal(e.to_string()))?;
+    line.push('\n');
+    Ok(line)
+}
