@@ -178,6 +178,10 @@ impl Hot {
     /// Keeps `entry`, letting the least asked for go (down to half the
     /// budget) when it would not fit.
     fn keep(&mut self, key: u64, entry: Arc<PositionEntry>, cells: usize) {
+        // Another request may have decoded and kept it meanwhile.
+        if self.entries.contains_key(&key) {
+            return;
+        }
         if self.cells + cells > HOT_BUDGET {
             let mut by_use: Vec<(u32, u64, usize)> = self.entries.iter().map(|(k, e)| (e.2, *k, e.1)).collect();
             by_use.sort_unstable();
@@ -574,4 +578,37 @@ pub fn pgn(g: &GameRecord) -> String {
 pub fn month_text(code: u16) -> String {
     let (y, m) = month_of(code);
     format!("{y:04}-{m:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Arc<PositionEntry> {
+        Arc::new(PositionEntry::Listed { moves: Vec::new(), games: Vec::new() })
+    }
+
+    #[test]
+    fn an_entry_kept_twice_counts_its_cells_once() {
+        let mut hot = Hot::default();
+        hot.keep(1, entry(), 1000);
+        hot.keep(1, entry(), 1000);
+        assert_eq!((hot.entries.len(), hot.cells), (1, 1000));
+    }
+
+    #[test]
+    fn past_the_budget_the_least_asked_for_entries_go() {
+        let mut hot = Hot::default();
+        let each = HOT_BUDGET / 4;
+        for key in 0..4 {
+            hot.keep(key, entry(), each);
+        }
+        for _ in 0..3 {
+            assert!(hot.get(2).is_some());
+        }
+        hot.keep(9, entry(), each);
+        assert!(hot.cells <= HOT_BUDGET);
+        assert!(hot.get(2).is_some() && hot.get(9).is_some(), "the most asked for and the new one stay");
+        assert_eq!(hot.cells, hot.entries.values().map(|e| e.1).sum::<usize>());
+    }
 }
