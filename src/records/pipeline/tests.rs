@@ -16,10 +16,11 @@ fn positions(data: &[u8]) -> Vec<(String, crate::types::Move, u16)> {
     v
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("archivist-pipeline-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("out.bin")
+/// A scratch directory (removed when dropped) and an output path in it.
+fn scratch(tag: &str) -> (crate::testdata::TempDir, PathBuf) {
+    let dir = crate::testdata::TempDir::new(&format!("pipeline-{tag}"));
+    let out = dir.path().join("out.bin");
+    (dir, out)
 }
 
 #[test]
@@ -79,7 +80,7 @@ fn dedup_keeps_the_first_of_each_position_whatever_the_memory() {
     for g in parse(&twice).unwrap() {
         g.replay(|b, _| want += u64::from(first.insert(b.key())));
     }
-    let path = scratch("dedup");
+    let (_dir, path) = scratch("dedup");
     let mut results = Vec::new();
     for memory in [1 << 30, 64 << 10] {
         let mut out = Vec::new();
@@ -109,7 +110,7 @@ fn sorted_games(data: &[u8]) -> Vec<&[u8]> {
 #[test]
 fn shuffle_is_a_seeded_permutation_in_bounded_memory() {
     let (file, _) = corpus();
-    let path = scratch("shuffle");
+    let (_dir, path) = scratch("shuffle");
     let run = |seed, memory, positions| {
         let mut out = Vec::new();
         shuffle(&file, seed, memory, positions, &path, &mut out, &mut |_| {}).unwrap();
@@ -136,7 +137,7 @@ fn shuffle_is_a_seeded_permutation_in_bounded_memory() {
 #[test]
 fn shuffle_is_the_codecs_fisher_yates_for_a_seed() {
     let (file, _) = corpus();
-    let path = scratch("shuffle-codec");
+    let (_dir, path) = scratch("shuffle-codec");
     let spans = framing_spans(&file);
     for seed in [0, 7, u64::MAX] {
         let mut out = Vec::new();
@@ -197,13 +198,14 @@ fn tools_stop_at_damaged_input() {
     let cut = &file[..file.len() - 1];
     let mut out = Vec::new();
     assert!(filter(cut, &FilterOptions::default(), &mut out, &mut |_| {}).is_err());
-    assert!(dedup(cut, 1 << 20, &scratch("damaged"), &mut out, &mut |_| {}).is_err());
+    let (_dir, spill) = scratch("damaged");
+    assert!(dedup(cut, 1 << 20, &spill, &mut out, &mut |_| {}).is_err());
     assert!(interleave(&[cut], 1, &mut out, &mut |_| {}).is_err());
 }
 
 #[test]
 fn a_temporary_file_reads_back_only_as_written() {
-    let out = scratch("read-back");
+    let (_dir, out) = scratch("read-back");
     let dir = TempDir::beside(&out).unwrap();
     std::fs::write(dir.file("t"), [1u8, 2, 3, 4]).unwrap();
     assert_eq!(super::read_back(&dir, "t", 4).unwrap(), [1, 2, 3, 4]);
