@@ -9,11 +9,11 @@ from harness import Uci
 FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 
 
-def start(exe, *options: str) -> Uci:
+def start(exe, *options: str, ready_timeout: float = 10) -> Uci:
     u = Uci([exe])
     u.handshake()
     u.send(*(f"setoption name {o}" for o in options))
-    u.ready()
+    u.ready(ready_timeout)
     return u
 
 
@@ -174,7 +174,9 @@ def test_a_killed_save_leaves_a_valid_file_and_the_next_save_sweeps_its_temporar
     # A big table takes long enough to scan that the temporary file is seen.
     stale = None
     for hash_mb in (2048, 4096, 8192):
-        k = start(exe, f"Hash File value {path}", f"Hash value {hash_mb}")
+        # Up to 8 GB are allocated and cleared before readyok: over 10 s on
+        # a loaded 2-core machine.
+        k = start(exe, f"Hash File value {path}", f"Hash value {hash_mb}", ready_timeout=120)
         analyse(k, 6)
         tmp = tmp_path / f".kill.sftt.tmp-{k.proc.pid}"
         k.send("setoption name Save Hash to File")
