@@ -146,9 +146,9 @@ pub struct Shard {
     pub path: PathBuf,
     pub index: Explorer,
     pub strings: Vec<String>,
-    /// Each player's games (name lower-cased), made at the first
+    /// Each player's games by colour (name lower-cased), made at the first
     /// `/player` question: the game headers read once.
-    players: OnceLock<HashMap<String, Vec<u32>>>,
+    players: OnceLock<HashMap<(String, Color), Vec<u32>>>,
     /// Entries of many cells (the first plies' positions), decoded once;
     /// and their cells.
     hot: Mutex<Hot>,
@@ -224,22 +224,19 @@ impl Shard {
         Ok(Some(entry))
     }
 
-    /// The games of `player` (case ignored), in order.
-    fn games_of(&self, player: &str) -> Result<&[u32], ExplorerError> {
+    /// The games where `player` (case ignored) had `color`, in order.
+    fn games_of(&self, player: &str, color: Color) -> Result<&[u32], ExplorerError> {
         if self.players.get().is_none() {
-            let mut map: HashMap<String, Vec<u32>> = HashMap::new();
+            let mut map: HashMap<(String, Color), Vec<u32>> = HashMap::new();
             for i in 0..self.index.games() as u32 {
                 let g = self.index.game_header(i, &self.strings)?;
-                let (w, b) = (g.white.to_lowercase(), g.black.to_lowercase());
-                if w != b {
-                    map.entry(b).or_default().push(i);
-                }
-                map.entry(w).or_default().push(i);
+                map.entry((g.white.to_lowercase(), Color::White)).or_default().push(i);
+                map.entry((g.black.to_lowercase(), Color::Black)).or_default().push(i);
             }
             // Another thread may have made it meanwhile: the same map.
             let _ = self.players.set(map);
         }
-        let games = self.players.get().and_then(|map| map.get(&player.to_lowercase()));
+        let games = self.players.get().and_then(|map| map.get(&(player.to_lowercase(), color)));
         Ok(games.map_or(&[], |v| v.as_slice()))
     }
 }
@@ -394,16 +391,12 @@ impl Shards {
     }
 
     /// Every game of every shard where `player` (case ignored) had `color`,
-    /// in order; with its shard.
+    /// shard after shard, in order.
     pub fn games_of(&self, player: &str, color: Color) -> Result<Vec<GameRecord>, ExplorerError> {
         let mut out = Vec::new();
         for s in &self.shards {
-            for &i in s.games_of(player)? {
-                let g = s.index.game_header(i, &s.strings)?;
-                let name = if color == Color::White { &g.white } else { &g.black };
-                if name.to_lowercase() == player.to_lowercase() {
-                    out.push(s.index.game(i, &s.strings)?);
-                }
+            for &i in s.games_of(player, color)? {
+                out.push(s.index.game(i, &s.strings)?);
             }
         }
         Ok(out)
