@@ -50,3 +50,31 @@ def test_train_measure_repeats_the_ledgers_held_out_loss(exe):
     # Without a held-out file there is nothing to measure: a usage error, not a panic.
     bad = run(exe, "train", "--init", str(nets / "gen0-hw64.nnue.ckpt"), "--measure")
     assert bad.returncode == 2 and "--validation" in bad.stderr
+
+
+def test_train_measure_prints_the_yardstick_and_the_quantisation_error(exe):
+    """With --yardstick, `train --measure` prints the yardstick loss of the
+    hand-written evaluation and of the float and quantised network, and the
+    quantised network's difference from the float one on the held-out file."""
+    import re
+    from conftest import ROOT
+
+    nets = ROOT / "nets"
+    args = ["train", "--init", str(nets / "gen0-hw64.nnue.ckpt"), "--validation", str(nets / "heldout-4243.bin"),
+            "--measure", "--wdl", "0"]
+    out = run(exe, *args, "--yardstick", str(nets / "yardstick.bin"))
+    assert out.returncode == 0, out.stderr
+    line = re.search(r"yardstick loss \(sigmoid\(eval / 140\), (\d+) positions\): hand-written ([0-9.]+), "
+                     r"float network ([0-9.]+), quantised network ([0-9.]+)", out.stdout)
+    assert line, out.stdout
+    positions, hand, net, quant = int(line[1]), *map(float, line.groups()[1:])
+    assert positions > 150_000 and 0.05 < hand < 0.1 and abs(net - quant) < 0.001
+    quantisation = re.search(r"quantised - float on the held-out positions: mean ([-+0-9.]+) cp, "
+                             r"mean absolute ([0-9.]+) cp", out.stdout)
+    assert quantisation and float(quantisation[2]) < 1.0, out.stdout
+    # A scale must be a number of centipawns (or `fit` when training): usage errors, not panics.
+    for bad_scale in ["0", "-5", "nan", "huge"]:
+        bad = run(exe, *args, f"--scale={bad_scale}")
+        assert bad.returncode == 2 and "--scale" in bad.stderr, bad.stderr
+    fit = run(exe, *args, "--scale", "fit")
+    assert fit.returncode != 0 and "--scale" in fit.stderr, fit.stderr

@@ -8,6 +8,7 @@
 //! | AdamW with clipping | [`optim`] |
 //! | the checkpoint file (`<out>.ckpt`) and its byte layout | [`checkpoint`] |
 //! | `archivist tune`: the hand-written evaluation's weights (Texel's method) | [`hce`] |
+//! | the yardstick loss, the quantisation error and the fitted logistic scale | [`yardstick`] |
 //!
 //! Training goes in *legs*. A leg reads its data files once, in the order
 //! given, through a seeded bounded shuffle buffer drained at the leg's end
@@ -37,6 +38,7 @@ pub mod hce;
 pub mod optim;
 mod parallel;
 pub mod schedule;
+pub mod yardstick;
 
 #[cfg(test)]
 mod tests;
@@ -51,6 +53,7 @@ pub use schedule::Schedule;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
+use yardstick::{FittedScale, Judged, NetworkJudged};
 
 /// Everything that can stop a training run.
 #[derive(Debug, Error)]
@@ -105,6 +108,10 @@ pub struct TrainConfig {
     pub planned: Option<u64>,
     /// λ: weight of the game result in the target (0 = search score only).
     pub wdl: f32,
+    /// The logistic's scale in centipawns (`σ(cp / scale)` for the network's
+    /// evaluation and the records' scores); `None`: the scale fitted to the
+    /// data ([`yardstick::fit_scale`]).
+    pub scale: Option<f32>,
     pub batch: usize,
     pub buffer: usize,
     pub threads: usize,
@@ -118,6 +125,9 @@ pub struct TrainConfig {
     /// Held-out record files: their loss is measured after every leg
     /// (same filters, never trained on).
     pub validation: Vec<PathBuf>,
+    /// Yardstick record files ([`yardstick::judge`]), measured after the
+    /// run's last leg; never trained on.
+    pub yardstick: Vec<PathBuf>,
 }
 
 /// The hidden size of a fresh run when none is given.
@@ -141,6 +151,9 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&self.wdl) {
             return bad(format!("--wdl {} must be in [0, 1]", self.wdl));
         }
+        if let Some(scale) = self.scale.filter(|s| !(s.is_finite() && (10.0..=10_000.0).contains(s))) {
+            return bad(format!("--scale {scale} must be in 10..=10000 centipawns"));
+        }
         if self.batch == 0 || self.buffer < self.batch {
             return bad(format!("--batch {} must be at least 1 and at most --buffer {}", self.batch, self.buffer));
         }
@@ -157,9 +170,10 @@ impl TrainConfig {
         PathBuf::from(name)
     }
 
-    fn leg_settings(&self) -> LegSettings {
+    fn leg_settings(&self, scale: f32) -> LegSettings {
         LegSettings {
             wdl: self.wdl,
+            scale,
             batch: self.batch,
             buffer: self.buffer,
             threads: self.threads,
@@ -172,6 +186,8 @@ impl TrainConfig {
 #[derive(Clone, Copy, Debug)]
 pub struct LegSettings {
     pub wdl: f32,
+    /// The logistic's scale, centipawns.
+    pub scale: f32,
     pub batch: usize,
     pub buffer: usize,
     pub threads: usize,
@@ -197,6 +213,13 @@ pub struct LegReport {
     pub validation_loss: Option<f64>,
     /// The same for the hand-written evaluation ([`hand_written_loss`]).
     pub hand_written_validation_loss: Option<f64>,
+    /// The logistic scale the leg trained at, centipawns.
+    pub scale: f32,
+    /// After the run's last leg: the yardstick ([`yardstick::judge`]).
+    pub yardstick: Option<Judged>,
+    /// After the run's last leg: the quantised network against the float
+    /// one on the validation positions.
+    pub quantisation: Option<NetworkJudged>,
 }
 
 impl LegReport {
@@ -212,6 +235,11 @@ pub enum Event<'a> {
     Opened {
         games: u64,
         positions: u64,
+    },
+    /// The logistic scale fitted to the data, and the scale trained at.
+    Scale {
+        fitted: FittedScale,
+        used: f32,
     },
     /// The loss of the hand-written evaluation's static score on the
     /// validation positions: the bar a network's validation loss must pass
@@ -238,8 +266,15 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     config.check()?;
     let data = Dataset::open(&config.data)?;
     on(Event::Opened { games: data.games(), positions: data.positions() });
+    let fitted = yardstick::fit_scale(&data, &config.filter)?;
+    let scale = config.scale.unwrap_or(fitted.scale as f32);
+    on(Event::Scale { fitted, used: scale });
+    let yardstick = match config.yardstick.is_empty() {
+        true => None,
+        false => Some(Dataset::open(&config.yardstick)?),
+    };
     let mut state = start(config, &data)?;
-    let (validation, hand_written) = held_out(&config.validation, &config.filter, state.net.base(), config.wdl)?;
+    let (validation, hand_written) = held_out(&config.validation, &config.filter, state.net.base(), config.wdl, scale)?;
     if let Some(loss) = hand_written {
         on(Event::HandWritten { validation_loss: loss });
     }
@@ -251,20 +286,30 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     if config.start != Start::Fresh {
         on(Event::Continued { legs: state.legs, trained: state.trained });
     }
-    let settings = config.leg_settings();
+    let settings = config.leg_settings(scale);
     let ckpt_path = config.checkpoint_path();
     let mut reports = Vec::new();
-    for _ in 0..legs {
+    for leg in 0..legs {
         let mut report = train_leg(&mut state, &data, &settings, &mut on)?;
-        report.validation_loss = (!validation.is_empty()).then(|| validation_loss(&state, &validation, settings.wdl));
+        report.validation_loss =
+            (!validation.is_empty()).then(|| validation_loss(&state, &validation, settings.wdl, scale));
         report.hand_written_validation_loss = hand_written;
+        if leg + 1 == legs {
+            if let Some(set) = &yardstick {
+                report.yardstick = Some(yardstick::judge(set, &config.filter, Some(&state.net))?);
+            }
+            if !config.validation.is_empty() {
+                let set = Dataset::open(&config.validation)?;
+                report.quantisation = yardstick::judge(&set, &config.filter, Some(&state.net))?.network;
+            }
+        }
         save(&state, config, &ckpt_path)?;
         on(Event::Leg(&report));
         reports.push(report);
     }
     if reports.is_empty() {
         // Resumed after the last leg: make sure the network file exists.
-        state.net.quantise().write(&config.out)?;
+        state.net.quantise_fitted().write(&config.out)?;
     }
     Ok(reports)
 }
@@ -291,7 +336,7 @@ pub fn train_leg(
     settings: &LegSettings,
     on: &mut impl FnMut(Event),
 ) -> Result<LegReport, TrainError> {
-    let target = target(state, settings.wdl);
+    let target = target(state, settings.wdl, settings.scale);
     let hidden = state.net.hidden();
     let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(hidden)).collect();
     let leg = state.legs + 1;
@@ -326,29 +371,31 @@ pub fn train_leg(
         seconds: started.elapsed().as_secs_f64(),
         validation_loss: None,
         hand_written_validation_loss: None,
+        scale: settings.scale,
+        yardstick: None,
+        quantisation: None,
     })
 }
 
-/// The loss of the state's network on held-out samples.
-pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32) -> f64 {
-    grad::mean_loss(&state.net, samples, &target(state, wdl))
+/// The loss of the state's network on held-out samples, at the logistic
+/// scale `scale`.
+pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32, scale: f32) -> f64 {
+    grad::mean_loss(&state.net, samples, &target(state, wdl, scale))
 }
 
 /// The mean `(p − t)²` of the hand-written evaluation over `samples`
 /// (samples on [`Base::HandWritten`], which hold it), with `p = σ(evaluate /
-/// 400)`: the same targets and logistic as a network's loss, so the two
+/// scale)`: the same targets and logistic as a network's loss, so the two
 /// numbers compare directly.
-pub fn hand_written_loss(samples: &[Sample], wdl: f32) -> f64 {
-    let target = Target { wdl, logit_scale: 1.0 / grad::SCORE_SCALE };
-    let total: f64 = samples
-        .iter()
-        .map(|s| f64::from((grad::sigmoid(f32::from(s.base) / grad::SCORE_SCALE) - target.of(s)).powi(2)))
-        .sum();
+pub fn hand_written_loss(samples: &[Sample], wdl: f32, scale: f32) -> f64 {
+    let target = Target::new(wdl, scale, 0.0);
+    let total: f64 =
+        samples.iter().map(|s| f64::from((grad::sigmoid(target.logit(0.0, s)) - target.of(s)).powi(2))).sum();
     total / samples.len().max(1) as f64
 }
 
-fn target(state: &Checkpoint, wdl: f32) -> Target {
-    Target { wdl, logit_scale: f32::from(state.net.quantisation().scale) / grad::SCORE_SCALE }
+fn target(state: &Checkpoint, wdl: f32, scale: f32) -> Target {
+    Target::new(wdl, scale, f32::from(state.net.quantisation().scale))
 }
 
 /// Every kept position of the validation files (in file order) and the
@@ -360,6 +407,7 @@ fn held_out(
     filter: &Filter,
     base: Base,
     wdl: f32,
+    scale: f32,
 ) -> Result<(Vec<Sample>, Option<f64>), TrainError> {
     if files.is_empty() {
         return Ok((Vec::new(), None));
@@ -367,7 +415,7 @@ fn held_out(
     let set = Dataset::open(files)?;
     let mut all = Vec::new();
     set.in_order(filter, Base::HandWritten, &mut all)?;
-    let hand_written = (!all.is_empty()).then(|| hand_written_loss(&all, wdl));
+    let hand_written = (!all.is_empty()).then(|| hand_written_loss(&all, wdl, scale));
     if base == Base::Zero {
         all.iter_mut().for_each(|s| s.base = 0);
     }
@@ -386,22 +434,39 @@ pub struct Measured {
     /// Legs and positions the checkpoint has trained.
     pub legs: u32,
     pub trained: u64,
+    /// The quantised network against the float one on the held-out positions.
+    pub quantisation: NetworkJudged,
+    /// The yardstick, when files were given.
+    pub yardstick: Option<Judged>,
 }
 
 /// The held-out loss of a checkpoint's network and of the hand-written
-/// evaluation, the numbers a leg prints, training nothing: so that networks
-/// trained before a held-out file existed can be compared on it.
-pub fn measure(ckpt: &Path, files: &[PathBuf], filter: &Filter, wdl: f32) -> Result<Measured, TrainError> {
+/// evaluation at the logistic scale `scale`, the numbers a leg prints, the
+/// quantisation error on the same positions and the yardstick on
+/// `yardstick` files (if any), training nothing: so that networks trained
+/// before a held-out file existed can be compared on it.
+pub fn measure(
+    ckpt: &Path,
+    files: &[PathBuf],
+    yardstick: &[PathBuf],
+    filter: &Filter,
+    wdl: f32,
+    scale: f32,
+) -> Result<Measured, TrainError> {
     let state = load_checkpoint(ckpt)?;
-    let (samples, Some(hand_written)) = held_out(files, filter, state.net.base(), wdl)? else {
+    let (samples, Some(hand_written)) = held_out(files, filter, state.net.base(), wdl, scale)? else {
         return Err(TrainError::NothingHeldOut);
     };
+    let judge = |files: &[PathBuf]| yardstick::judge(&Dataset::open(files)?, filter, Some(&state.net));
+    let quantisation = judge(files)?.network.ok_or(TrainError::NothingHeldOut)?;
     Ok(Measured {
         positions: samples.len(),
-        network: validation_loss(&state, &samples, wdl),
+        network: validation_loss(&state, &samples, wdl, scale),
         hand_written,
         legs: state.legs,
         trained: state.trained,
+        quantisation,
+        yardstick: (!yardstick.is_empty()).then(|| judge(yardstick)).transpose()?,
     })
 }
 
@@ -450,6 +515,6 @@ fn load_checkpoint(path: &Path) -> Result<Checkpoint, TrainError> {
 
 /// Writes the quantised network, then the checkpoint.
 fn save(state: &Checkpoint, config: &TrainConfig, ckpt_path: &Path) -> Result<(), TrainError> {
-    state.net.quantise().write(&config.out)?;
+    state.net.quantise_fitted().write(&config.out)?;
     state.write(ckpt_path).map_err(|source| TrainError::Checkpoint { path: ckpt_path.to_path_buf(), source })
 }

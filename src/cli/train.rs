@@ -24,11 +24,18 @@ use super::train_ledger as ledger;
 /// left out; so are the first --skip-plies plies of each game and positions
 /// scored beyond ±--max-cp (mates and tablebase results included).
 ///
-/// Target: λ·result + (1 − λ)·score, both the side to move's expected score
-/// (λ = --wdl); loss: mean squared error of σ(eval / 400), where eval is the
-/// network's output, plus the hand-written evaluation with --base
-/// hand-written. With --validation the hand-written evaluation's own loss
-/// on the held-out positions is printed first: the bar to pass. After every leg
+/// Target: λ·result + (1 − λ)·σ(score / s), both the side to move's
+/// expected score (λ = --wdl, s = --scale, score the record's search score
+/// in centipawns); loss: mean squared error of σ(eval / s), where eval is
+/// the network's output, plus the hand-written evaluation with --base
+/// hand-written. The scale that best turns the data's scores into their
+/// games' results is printed first (--scale fit trains at it). With
+/// --validation the hand-written evaluation's own loss on the held-out
+/// positions is printed next: the bar to pass; after the last leg, the
+/// quantised network's mean difference from the float one on them. With
+/// --yardstick the yardstick loss (σ(eval / 140) against the result) of
+/// the hand-written evaluation, the float and the quantised network is
+/// printed after the last leg. After every leg
 /// the quantised network is written to --out and the float network with the
 /// optimiser state, positions trained and schedule to OUT.ckpt, with a
 /// ledger of every leg (files read, settings, losses) in OUT.ckpt.json.
@@ -63,6 +70,16 @@ pub struct TrainArgs {
     /// λ: weight of the game result in the target, 0..=1.
     #[arg(long, default_value_t = 0.25)]
     wdl: f32,
+    /// The logistic's scale in centipawns (10..=10000), or `fit`: the scale
+    /// fitted to the --data's scores and results (printed either way). The
+    /// engine's score units do not change.
+    #[arg(long, default_value = "400", value_parser = parse_scale)]
+    scale: ScaleArg,
+    /// Yardstick record files (`nets/yardstick.bin`): after the last leg
+    /// (and with --measure) the loss of σ(eval / 140) against the games'
+    /// results; never trained on.
+    #[arg(long, num_args = 1..)]
+    yardstick: Vec<PathBuf>,
     /// Positions per optimiser step.
     #[arg(long, default_value_t = 16384)]
     batch: usize,
@@ -104,11 +121,35 @@ pub struct TrainArgs {
     measure: bool,
 }
 
+/// `--scale`: centipawns or `fit`.
+#[derive(Clone, Copy, Debug)]
+enum ScaleArg {
+    Fixed(f32),
+    Fit,
+}
+
+fn parse_scale(s: &str) -> Result<ScaleArg, String> {
+    if s == "fit" {
+        return Ok(ScaleArg::Fit);
+    }
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && (10.0..=10_000.0).contains(&v) => Ok(ScaleArg::Fixed(v)),
+        _ => Err(format!("`{s}`: expected centipawns in 10..=10000, or fit")),
+    }
+}
+
 /// `--measure`: the held-out losses of a checkpoint, training nothing.
-fn measure(ckpt: &std::path::Path, validation: &[PathBuf], filter: &Filter, wdl: f32) -> anyhow::Result<ExitCode> {
-    let m = train::measure(ckpt, validation, filter, wdl).with_context(|| format!("measuring {}", ckpt.display()))?;
+fn measure(args: &TrainArgs, ckpt: &std::path::Path, filter: &Filter) -> anyhow::Result<ExitCode> {
+    let (wdl, scale) = match args.scale {
+        ScaleArg::Fixed(s) => (args.wdl, s),
+        ScaleArg::Fit => {
+            anyhow::bail!("--measure needs a --scale in centipawns (the data it would be fitted to is not read)")
+        }
+    };
+    let m = train::measure(ckpt, &args.validation, &args.yardstick, filter, wdl, scale)
+        .with_context(|| format!("measuring {}", ckpt.display()))?;
     println!(
-        "{}: {} leg(s), {} positions trained; held-out loss (λ = {wdl}, {} positions): network {:.6}, hand-written {:.6}",
+        "{}: {} leg(s), {} positions trained; held-out loss (λ = {wdl}, scale {scale}, {} positions): network {:.6}, hand-written {:.6}",
         ckpt.display(),
         m.legs,
         m.trained,
@@ -116,7 +157,25 @@ fn measure(ckpt: &std::path::Path, validation: &[PathBuf], filter: &Filter, wdl:
         m.network,
         m.hand_written
     );
+    println!("{}", quantisation_line(&m.quantisation));
+    if let Some(y) = &m.yardstick {
+        println!("{}", yardstick_line(y));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+fn quantisation_line(q: &train::yardstick::NetworkJudged) -> String {
+    format!(
+        "quantised - float on the held-out positions: mean {:+.3} cp, mean absolute {:.3} cp",
+        q.mean_difference, q.mean_absolute_difference
+    )
+}
+
+fn yardstick_line(y: &train::yardstick::Judged) -> String {
+    let net = y
+        .network
+        .map_or(String::new(), |n| format!(", float network {:.6}, quantised network {:.6}", n.float, n.quantised));
+    format!("yardstick loss (sigmoid(eval / 140), {} positions): hand-written {:.6}{net}", y.positions, y.hand_written)
 }
 
 fn parse_base(s: &str) -> Result<Base, String> {
@@ -126,10 +185,42 @@ fn parse_base(s: &str) -> Result<Base, String> {
         .ok_or_else(|| format!("`{s}`: expected none or hand-written"))
 }
 
+/// What a finished leg prints: its line, then (after the run's last leg)
+/// the quantisation error and the yardstick.
+fn leg_lines(r: &train::LegReport, threads: usize) -> String {
+    let mut text = format!(
+        "leg {}: loss {:.6}{}, lr {:.2e} -> {:.2e}, positions trained {} -> {} of {} planned, {} kept of {} (opening {}, in check {}, tactical {}, extreme {}), {:.1} s, {:.0} positions/s ({:.0} per thread)",
+        r.leg,
+        r.loss,
+        r.validation_loss.map_or(String::new(), |v| format!(", validation loss {v:.6}")),
+        r.lr.0,
+        r.lr.1,
+        r.trained.0,
+        r.trained.1,
+        r.planned,
+        r.counts.kept,
+        r.counts.seen,
+        r.counts.opening,
+        r.counts.in_check,
+        r.counts.tactical,
+        r.counts.extreme,
+        r.seconds,
+        r.samples_per_second(),
+        r.samples_per_second() / threads.min(train::grad::CHUNKS) as f64
+    );
+    if let Some(q) = &r.quantisation {
+        text += &format!("\n{}", quantisation_line(q));
+    }
+    if let Some(y) = &r.yardstick {
+        text += &format!("\n{}", yardstick_line(y));
+    }
+    text
+}
+
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let filter = Filter { skip_plies: args.skip_plies, max_cp: args.max_cp };
     if let (true, Some(ckpt)) = (args.measure, &args.init) {
-        return measure(ckpt, &args.validation, &filter, args.wdl);
+        return measure(&args, ckpt, &filter);
     }
     let Some(out) = args.out else { anyhow::bail!("--out is required") };
     let continues = args.resume || args.init.is_some();
@@ -148,6 +239,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         lr_end: args.lr_end.unwrap_or(lr / 100.0),
         planned: args.planned,
         wdl: args.wdl,
+        scale: match args.scale {
+            ScaleArg::Fixed(s) => Some(s),
+            ScaleArg::Fit => None,
+        },
         batch: args.batch,
         buffer: args.buffer,
         threads: args.threads.max(1),
@@ -160,15 +255,26 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             (None, false) => Start::Fresh,
         },
         validation: args.validation,
+        yardstick: args.yardstick,
     };
     let earlier = ledger::earlier(&config).context("reading the ledger of the checkpoint continued")?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
     let mut leg_start = (0, std::time::Instant::now());
+    let mut fitted_scale = 0.0;
     let reports = train::train(&config, |event| match event {
         Event::Opened { games, positions } => {
             bar.suspend(|| eprintln!("data: {games} games, {positions} positions in {} file(s)", config.data.len()));
+        }
+        Event::Scale { fitted, used } => {
+            fitted_scale = fitted.scale;
+            bar.suspend(|| {
+                eprintln!(
+                    "logistic scale fitted to the data's scores and results: {:.1} cp (mean squared error {:.6}; {:.6} at 400, over {} positions); training at {used:.1} cp",
+                    fitted.scale, fitted.loss, fitted.loss_at_400, fitted.positions
+                )
+            });
         }
         Event::HandWritten { validation_loss } => {
             bar.suspend(|| eprintln!("validation loss of the hand-written evaluation: {validation_loss:.6}"));
@@ -183,34 +289,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             let rate = samples as f64 / leg_start.1.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!("leg {leg}: {samples} positions trained, loss {loss:.6}, {rate:.0}/s"));
         }
-        Event::Leg(r) => {
-            bar.suspend(|| {
-                eprintln!(
-                    "leg {}: loss {:.6}{}, lr {:.2e} -> {:.2e}, positions trained {} -> {} of {} planned, {} kept of {} (opening {}, in check {}, tactical {}, extreme {}), {:.1} s, {:.0} positions/s ({:.0} per thread)",
-                    r.leg,
-                    r.loss,
-                    r.validation_loss.map_or(String::new(), |v| format!(", validation loss {v:.6}")),
-                    r.lr.0,
-                    r.lr.1,
-                    r.trained.0,
-                    r.trained.1,
-                    r.planned,
-                    r.counts.kept,
-                    r.counts.seen,
-                    r.counts.opening,
-                    r.counts.in_check,
-                    r.counts.tactical,
-                    r.counts.extreme,
-                    r.seconds,
-                    r.samples_per_second(),
-                    r.samples_per_second() / config.threads.min(train::grad::CHUNKS) as f64
-                )
-            });
-        }
+        Event::Leg(r) => bar.suspend(|| eprintln!("{}", leg_lines(r, config.threads))),
     });
     bar.finish_and_clear();
     let reports = reports.with_context(|| format!("training {}", config.out.display()))?;
-    ledger::write(&config, earlier, &reports).context("writing the checkpoint's ledger")?;
+    ledger::write(&config, fitted_scale, earlier, &reports).context("writing the checkpoint's ledger")?;
     println!(
         "{} leg(s) trained; network written to {}, checkpoint {} (ledger {}.json)",
         reports.len(),

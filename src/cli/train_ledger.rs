@@ -19,13 +19,20 @@
 //!                  "seeds": [1901],
 //!                  "engine": { "bench": 2656161, "builds": ["9c7caca4b876", "..."] } } ],
 //!     "validation": [ ... the same for the held-out files ... ],
-//!     "settings": { "hidden": 128, "seed": 1, "base": "none", "wdl": 0.25, "batch": 16384,
-//!                   "buffer": 2000000, "skip_plies": 8, "max_cp": 2000 },
+//!     "settings": { "hidden": 128, "seed": 1, "base": "none", "wdl": 0.25, "scale": 400.0,
+//!                   "batch": 16384, "buffer": 2000000, "skip_plies": 8, "max_cp": 2000 },
+//!     "fitted_scale": 141.2,
 //!     "kept": 1000000, "trained_before": 0, "trained_after": 1000000,
 //!     "planned": 30000000, "lr_first": 0.001, "lr_last": 0.00099,
 //!     "loss": 0.0301, "validation_loss": 0.0299,
-//!     "hand_written_validation_loss": 0.0089, "seconds": 600.0 } ] }
+//!     "hand_written_validation_loss": 0.0089, "seconds": 600.0,
+//!     "yardstick": { "positions": 200000, "hand_written": 0.101, "float": 0.099, "quantised": 0.099 },
+//!     "quantisation": { "mean_difference": 0.1, "mean_absolute_difference": 0.6 } } ] }
 //! ```
+//!
+//! `scale` and `fitted_scale` are absent from legs trained before the
+//! trainer had a `--scale` (they trained at 400); `yardstick` and
+//! `quantisation` appear on a run's last leg when it measured them.
 
 use crate::train::data::Dataset;
 use crate::train::{LegReport, Start, TrainConfig};
@@ -124,7 +131,12 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
 }
 
 /// Writes `<out>.ckpt.json`: the earlier legs, then this run's.
-pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) -> anyhow::Result<()> {
+pub fn write(
+    config: &TrainConfig,
+    fitted_scale: f64,
+    mut legs: Vec<Value>,
+    reports: &[LegReport],
+) -> anyhow::Result<()> {
     let (data, validation) = (files(&config.data)?, files(&config.validation)?);
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -143,6 +155,7 @@ pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) 
                 "seed": ckpt.seed,
                 "base": ckpt.net.base().name(),
                 "wdl": config.wdl,
+                "scale": r.scale,
                 "batch": config.batch,
                 "buffer": config.buffer,
                 "skip_plies": config.filter.skip_plies,
@@ -159,6 +172,22 @@ pub fn write(config: &TrainConfig, mut legs: Vec<Value>, reports: &[LegReport]) 
             "hand_written_validation_loss": r.hand_written_validation_loss,
             "seconds": r.seconds,
         }));
+        let leg = legs.last_mut().and_then(Value::as_object_mut).context("the leg just written")?;
+        leg.insert("fitted_scale".into(), json!(fitted_scale));
+        if let Some(y) = r.yardstick {
+            let net = y.network;
+            leg.insert(
+                "yardstick".into(),
+                json!({ "positions": y.positions, "hand_written": y.hand_written,
+                        "float": net.map(|n| n.float), "quantised": net.map(|n| n.quantised) }),
+            );
+        }
+        if let Some(q) = r.quantisation {
+            leg.insert(
+                "quantisation".into(),
+                json!({ "mean_difference": q.mean_difference, "mean_absolute_difference": q.mean_absolute_difference }),
+            );
+        }
     }
     let doc = json!({ "format": "archivist-train-ledger", "version": 1, "legs": legs });
     let path = path_of(&config.checkpoint_path());

@@ -134,11 +134,35 @@ impl Accumulator {
             self.values.copy_from_slice(&parent.values);
             return;
         };
+        match parent.hidden() {
+            32 => self.apply::<32>(parent, &delta, net),
+            64 => self.apply::<64>(parent, &delta, net),
+            128 => self.apply::<128>(parent, &delta, net),
+            256 => self.apply::<256>(parent, &delta, net),
+            _ => self.apply::<0>(parent, &delta, net),
+        }
+    }
+
+    /// `parent` with `delta` applied, into `self` (sized like `parent`).
+    /// `N` is the hidden size as a constant for the sizes networks use, so
+    /// that the compiler unrolls the kernels for it (`make nnue-bench`);
+    /// 0 runs the same kernels over the run-time size.
+    #[inline(always)]
+    fn apply<const N: usize>(&mut self, parent: &Accumulator, delta: &Delta, net: &Network) {
         let hidden = parent.hidden();
+        debug_assert!(N == 0 || N == hidden);
+        fn fixed<const N: usize>(v: &[i16]) -> &[i16] {
+            if N == 0 {
+                v
+            } else {
+                &v[..N]
+            }
+        }
         let (out_white, out_black) = self.values.split_at_mut(hidden);
         for (c, out) in [(Color::White, out_white), (Color::Black, out_black)] {
-            let row = |&(piece, sq): &(Piece, Square)| net.feature_row(feature_index(c, piece, sq));
-            let parent = parent.perspective(c);
+            let row = |&(piece, sq): &(Piece, Square)| fixed::<N>(net.feature_row(feature_index(c, piece, sq)));
+            let out = if N == 0 { out } else { &mut out[..N] };
+            let parent = fixed::<N>(parent.perspective(c));
             let (on, off) = (&delta.on, &delta.off);
             match (delta.n_on, delta.n_off) {
                 (1, 1) => add1_sub1(out, parent, row(&on[0]), row(&off[0])),
@@ -155,18 +179,21 @@ fn add_row(out: &mut [i16], row: &[i16]) {
     }
 }
 
+#[inline(always)]
 fn add1_sub1(out: &mut [i16], parent: &[i16], on: &[i16], off: &[i16]) {
     for (((o, &p), &a), &s) in out.iter_mut().zip(parent).zip(on).zip(off) {
         *o = p.wrapping_add(a).wrapping_sub(s);
     }
 }
 
+#[inline(always)]
 fn add1_sub2(out: &mut [i16], parent: &[i16], on: &[i16], off0: &[i16], off1: &[i16]) {
     for ((((o, &p), &a), &s0), &s1) in out.iter_mut().zip(parent).zip(on).zip(off0).zip(off1) {
         *o = p.wrapping_add(a).wrapping_sub(s0).wrapping_sub(s1);
     }
 }
 
+#[inline(always)]
 fn add2_sub2(out: &mut [i16], parent: &[i16], on: [&[i16]; 2], off: [&[i16]; 2]) {
     let adds = on[0].iter().zip(on[1]);
     let subs = off[0].iter().zip(off[1]);

@@ -66,8 +66,11 @@ pub(super) mod avx2 {
 
     /// [`super::screlu_dot_scalar`] with AVX2: the same blocks of 256, each
     /// summed in eight `i32` lanes (32 terms a lane, `< 2²⁹`), then in `i64`.
+    /// `N` is the length as a constant, so that the compiler unrolls the
+    /// loop for it; 0 takes the slices' length.
     #[target_feature(enable = "avx2")]
-    pub(in crate::nnue) fn screlu_dot(acc: &[i16], weights: &[i16], qa: i16) -> i64 {
+    pub(in crate::nnue) fn screlu_dot<const N: usize>(acc: &[i16], weights: &[i16], qa: i16) -> i64 {
+        let (acc, weights) = if N == 0 { (acc, weights) } else { (&acc[..N], &weights[..N]) };
         let (zero, max) = (_mm256_setzero_si256(), _mm256_set1_epi16(qa));
         let load = |chunk: &[i16]| -> __m256i {
             // SAFETY: `chunk` comes from `chunks_exact(16)`: 16 `i16`, the
@@ -90,6 +93,19 @@ pub(super) mod avx2 {
         }
         total
     }
+
+    /// [`screlu_dot`] unrolled for the hidden sizes networks use (a fixed
+    /// length only when both slices have it), else over the slices' length.
+    #[target_feature(enable = "avx2")]
+    pub(in crate::nnue) fn screlu_dot_sized(acc: &[i16], weights: &[i16], qa: i16) -> i64 {
+        match (acc.len(), weights.len()) {
+            (32, 32) => screlu_dot::<32>(acc, weights, qa),
+            (64, 64) => screlu_dot::<64>(acc, weights, qa),
+            (128, 128) => screlu_dot::<128>(acc, weights, qa),
+            (256, 256) => screlu_dot::<256>(acc, weights, qa),
+            _ => screlu_dot::<0>(acc, weights, qa),
+        }
+    }
 }
 
 /// The kernel for this CPU.
@@ -98,7 +114,7 @@ fn screlu_dot(acc: &[i16], weights: &[i16], qa: i16) -> i64 {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { avx2::screlu_dot(acc, weights, qa) };
+        return unsafe { avx2::screlu_dot_sized(acc, weights, qa) };
     }
     screlu_dot_scalar(acc, weights, qa)
 }

@@ -90,7 +90,14 @@ fn feature_index_follows_the_documented_formula() {
 
 #[test]
 fn incremental_update_equals_refresh_over_random_games() {
-    let net = Network::random(64, 1);
+    // 64 runs the kernels unrolled for a fixed size, 48 over the run-time size.
+    for hidden in [64, 48] {
+        incremental_update_equals_refresh(hidden);
+    }
+}
+
+fn incremental_update_equals_refresh(hidden: usize) {
+    let net = Network::random(hidden, 1);
     let mut rng = SplitMix(2);
     let (mut positions, mut castles, mut en_passant, mut promotions, mut pops) = (0, 0, 0, 0, 0);
     let starts = STANDARD_FENS.iter().map(|f| (f, false)).chain(CHESS960_FENS.iter().map(|f| (f, true)));
@@ -209,6 +216,30 @@ fn quantised_and_float_passes_agree_within_the_stated_bound() {
     assert!(spread / n > 50.0, "the float scores must not be trivially small ({} cp)", spread / n);
 }
 
+#[test]
+fn fitted_quantisation_takes_the_largest_qb_that_clamps_no_output_weight() {
+    let mut float = FloatNetwork::random(32, 8);
+    // Largest |w| 0.3 (the random range): QB = ⌊128 / 0.3⌋ = 426 for QA = 255.
+    let largest = float.output_weights().iter().fold(0f32, |m, w| m.max(w.abs()));
+    let net = float.quantise_fitted();
+    let q = net.quantisation();
+    assert_eq!((q.qa, q.scale), (255, 400));
+    assert_eq!(q.qb, (128.0 / f64::from(largest)).floor() as u16);
+    assert!(net.output_weights().iter().any(|&w| w.abs() >= 127), "the largest weight uses the range");
+    assert!(net.output_weights().iter().all(|&w| w.abs() <= 128));
+    // Its output is closer to the float network's than at QB = 64.
+    let positions = random_positions(2, 60, 9);
+    let error = |n: &Network| -> f64 {
+        positions.iter().map(|b| (f64::from(n.evaluate_board(b)) - float.evaluate(b)).abs()).sum::<f64>()
+    };
+    assert!(error(&net) < 0.6 * error(&float.quantise()), "{} vs {}", error(&net), error(&float.quantise()));
+    // Weights past ±2 get a QB below 64 rather than a clamp; none at all keep 64.
+    float.output_weights_mut()[3] = 5.0;
+    assert_eq!(float.quantise_fitted().quantisation().qb, 25);
+    float.output_weights_mut().fill(0.0);
+    assert_eq!(float.quantise_fitted().quantisation().qb, 64);
+}
+
 /// `evaluate` written the plain way: every product in `i64`.
 fn reference_eval(acc: &Accumulator, us: Color, net: &Network) -> i64 {
     let q = net.quantisation();
@@ -266,14 +297,17 @@ fn avx2_and_portable_kernels_agree_on_any_values() {
     // Any accumulator values, output weights anywhere within the limit, and
     // lengths with and without a tail shorter than one 16-unit step.
     let mut rng = SplitMix(13);
-    for len in [0, 5, 16, 250, 256, 272, 1000, 8192] {
+    for len in [0, 5, 16, 32, 64, 128, 250, 256, 272, 1000, 8192] {
         let acc: Vec<i16> = (0..len).map(|_| rng.next_u64() as i16).collect();
         for qa in [1i16, 181, 255] {
             let limit = 32767 / i32::from(qa);
             let weights: Vec<i16> =
                 (0..len).map(|_| (rng.below_usize(2 * limit as usize + 1) as i32 - limit) as i16).collect();
             // SAFETY: the CPU has AVX2, checked above.
-            let fast = unsafe { forward::avx2::screlu_dot(&acc, &weights, qa) };
+            let fast = unsafe { forward::avx2::screlu_dot_sized(&acc, &weights, qa) };
+            // SAFETY: as above.
+            let generic = unsafe { forward::avx2::screlu_dot::<0>(&acc, &weights, qa) };
+            assert_eq!(fast, generic, "len {len}, QA {qa}");
             assert_eq!(fast, forward::screlu_dot_scalar(&acc, &weights, qa), "len {len}, QA {qa}");
         }
     }

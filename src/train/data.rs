@@ -72,6 +72,18 @@ impl Sample {
         sample
     }
 
+    /// The search's expected score at the logistic scale `scale` (cp):
+    /// `σ(cp / scale)` for the recorded `score = σ(cp / 400)`. At 400 the
+    /// stored value itself, bit for bit.
+    #[inline]
+    pub fn score_at(&self, scale: f32) -> f32 {
+        if scale == super::grad::SCORE_SCALE {
+            return self.score;
+        }
+        let logit = (self.score / (1.0 - self.score)).ln();
+        super::grad::sigmoid(logit * (super::grad::SCORE_SCALE / scale))
+    }
+
     /// The side to move's input indices.
     #[inline]
     pub fn ours(&self) -> &[u16] {

@@ -5,9 +5,10 @@
 //! ```text
 //! acc = b + Σ_{f∈F} W[f],   acc' = b + Σ_{f∈F'} W[f],   a = clamp(·, 0, 1)
 //! out = Σ a²·w_us + Σ a'²·w_them + b_out
-//! p   = σ((out · SCALE + base) / 400)        (the record scores' logistic;
-//!                                              base: the sample's base score)
-//! t   = λ · result + (1 − λ) · score          (λ = --wdl)
+//! p   = σ((out · SCALE + base) / s)          (s: the logistic's scale, --scale,
+//!                                              400 the records' own; base: the
+//!                                              sample's base score)
+//! t   = λ · result + (1 − λ) · σ(cp / s)      (λ = --wdl; cp: the record's score)
 //! L   = mean over the batch of (p − t)²
 //! ```
 //!
@@ -83,14 +84,29 @@ struct Scratch {
 pub struct Target {
     /// λ: weight of the game result against the search score.
     pub wdl: f32,
-    /// `SCALE / 400`: output units to logistic units.
+    /// `s`, the logistic's scale in centipawns: `p = σ(cp / s)`.
+    pub scale: f32,
+    /// `SCALE / s`: output units to logistic units.
     pub logit_scale: f32,
 }
 
 impl Target {
+    /// The target of a network whose output is `out_scale` centipawns a
+    /// unit, at the logistic scale `scale`.
+    pub fn new(wdl: f32, scale: f32, out_scale: f32) -> Target {
+        Target { wdl, scale, logit_scale: out_scale / scale }
+    }
+
     #[inline]
     pub fn of(&self, s: &Sample) -> f32 {
-        self.wdl * s.result + (1.0 - self.wdl) * s.score
+        self.wdl * s.result + (1.0 - self.wdl) * s.score_at(self.scale)
+    }
+
+    /// The logistic's argument for a network output `out`: the output in
+    /// centipawns plus the sample's base, over the scale.
+    #[inline]
+    pub fn logit(&self, out: f32, sample: &Sample) -> f32 {
+        out * self.logit_scale + f32::from(sample.base) / self.scale
     }
 }
 
@@ -101,9 +117,16 @@ pub fn sigmoid(x: f32) -> f32 {
 
 /// The network's expected score for the side to move of `sample`, the same
 /// formula as the trainer's forward pass (for tests and validation).
-pub fn predict(net: &FloatNetwork, sample: &Sample, logit_scale: f32) -> f32 {
+pub fn predict(net: &FloatNetwork, sample: &Sample, target: &Target) -> f32 {
     let mut s = Scratch { acc: [Vec::new(), Vec::new()], delta: [Vec::new(), Vec::new()] };
-    sigmoid(logit(forward(net, sample, &mut s), sample, logit_scale))
+    sigmoid(target.logit(forward(net, sample, &mut s), sample))
+}
+
+/// The float network's output for `sample` in its own units (multiply by
+/// the network's SCALE for centipawns), the trainer's forward pass.
+pub fn output(net: &FloatNetwork, sample: &Sample) -> f32 {
+    let mut s = Scratch { acc: [Vec::new(), Vec::new()], delta: [Vec::new(), Vec::new()] };
+    forward(net, sample, &mut s)
 }
 
 /// The mean of `(p − t)²` over `samples` (0 for none).
@@ -112,18 +135,11 @@ pub fn mean_loss(net: &FloatNetwork, samples: &[Sample], target: &Target) -> f64
     let total: f64 = samples
         .iter()
         .map(|sample| {
-            let p = sigmoid(logit(forward(net, sample, &mut s), sample, target.logit_scale));
+            let p = sigmoid(target.logit(forward(net, sample, &mut s), sample));
             f64::from((p - target.of(sample)).powi(2))
         })
         .sum();
     total / samples.len().max(1) as f64
-}
-
-/// The logistic's argument for a network output `out`: the output in
-/// centipawns plus the sample's base, over 400.
-#[inline]
-fn logit(out: f32, sample: &Sample, logit_scale: f32) -> f32 {
-    out * logit_scale + f32::from(sample.base) / SCORE_SCALE
 }
 
 /// Fills both accumulators; returns `out`.
@@ -155,7 +171,7 @@ fn forward(net: &FloatNetwork, sample: &Sample, s: &mut Scratch) -> f32 {
 fn backward(net: &FloatNetwork, sample: &Sample, target: &Target, norm: f32, g: &mut Gradient, s: &mut Scratch) {
     let n = net.hidden();
     let out = forward(net, sample, s);
-    let p = sigmoid(logit(out, sample, target.logit_scale));
+    let p = sigmoid(target.logit(out, sample));
     let err = p - target.of(sample);
     g.squared_error += f64::from(err * err);
     let d_out = 2.0 * err * p * (1.0 - p) * target.logit_scale * norm;
