@@ -231,10 +231,12 @@ impl LegReport {
 /// Progress of a run, for the command line.
 #[derive(Clone, Copy, Debug)]
 pub enum Event<'a> {
-    /// The data files were validated.
+    /// The data files were validated: what the run reads of them (a file
+    /// still being written is read as it was here).
     Opened {
         games: u64,
         positions: u64,
+        data: &'a Dataset,
     },
     /// The logistic scale fitted to the data, and the scale trained at.
     Scale {
@@ -265,7 +267,7 @@ pub enum Event<'a> {
 pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegReport>, TrainError> {
     config.check()?;
     let data = Dataset::open(&config.data)?;
-    on(Event::Opened { games: data.games(), positions: data.positions() });
+    on(Event::Opened { games: data.games(), positions: data.positions(), data: &data });
     let fitted = yardstick::fit_scale(&data, &config.filter)?;
     let scale = config.scale.unwrap_or(fitted.scale as f32);
     on(Event::Scale { fitted, used: scale });

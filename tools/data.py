@@ -376,7 +376,18 @@ def main():
     sub.add_parser("stop", help="stop the background generation")
     r = sub.add_parser("rows", help="nets/README.md table rows from a checkpoint ledger")
     r.add_argument("ledger")
+    b = sub.add_parser("binary", help="the release binary of a commit (built from git archive once); prints its path")
+    b.add_argument("commit")
     args = ap.parse_args()
+    if args.cmd == "binary":
+        full = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", args.commit + "^{commit}"],
+                              capture_output=True, text=True)
+        if full.returncode != 0:
+            print(f"data.py binary: no commit {args.commit}", file=sys.stderr)
+            return 2
+        exe, _ = binary_for(full.stdout.strip(), lambda msg: print(msg, file=sys.stderr))
+        print(exe)
+        return 0
     if args.cmd == "gen":
         if args.foreground:
             return generate(args.commit or head_commit())

@@ -263,8 +263,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
     let mut leg_start = (0, std::time::Instant::now());
     let mut fitted_scale = 0.0;
+    let mut read = Vec::new();
     let reports = train::train(&config, |event| match event {
-        Event::Opened { games, positions } => {
+        Event::Opened { games, positions, data } => {
+            read = ledger::summaries(data);
             bar.suspend(|| eprintln!("data: {games} games, {positions} positions in {} file(s)", config.data.len()));
         }
         Event::Scale { fitted, used } => {
@@ -293,7 +295,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
     let reports = reports.with_context(|| format!("training {}", config.out.display()))?;
-    ledger::write(&config, fitted_scale, earlier, &reports).context("writing the checkpoint's ledger")?;
+    ledger::write(&config, fitted_scale, read, earlier, &reports).context("writing the checkpoint's ledger")?;
     println!(
         "{} leg(s) trained; network written to {}, checkpoint {} (ledger {}.json)",
         reports.len(),

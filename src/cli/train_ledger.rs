@@ -111,9 +111,15 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let set = Dataset::open(paths)?;
-    Ok(set
-        .files()
+    Ok(summaries(&Dataset::open(paths)?))
+}
+
+/// Each file of `set` as its ledger entry: path, name, games, positions,
+/// bytes and FNV-1a of the bytes mapped when the set was opened (a record
+/// file still being written counts only the games it had then), with its
+/// provenance.
+pub fn summaries(set: &Dataset) -> Vec<Value> {
+    set.files()
         .map(|f| {
             let (seeds, engine) = provenance(f.path);
             json!({
@@ -127,17 +133,19 @@ fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<Value>> {
                 "engine": engine,
             })
         })
-        .collect())
+        .collect()
 }
 
-/// Writes `<out>.ckpt.json`: the earlier legs, then this run's.
+/// Writes `<out>.ckpt.json`: the earlier legs, then this run's, which read
+/// `data` ([`summaries`] of the files as the run opened them).
 pub fn write(
     config: &TrainConfig,
     fitted_scale: f64,
+    data: Vec<Value>,
     mut legs: Vec<Value>,
     reports: &[LegReport],
 ) -> anyhow::Result<()> {
-    let (data, validation) = (files(&config.data)?, files(&config.validation)?);
+    let validation = files(&config.validation)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let ckpt = crate::train::checkpoint::Checkpoint::load(&config.checkpoint_path())?;
@@ -226,6 +234,25 @@ mod tests {
         let (seeds, engine) = provenance(&file);
         assert_eq!(seeds, json!([7, 8]));
         assert_eq!(engine, json!({ "bench": 2656161, "builds": ["aaaaaaaaaaaa", "bbbbbbbbbbbb"] }));
+    }
+
+    #[test]
+    fn ledger_counts_a_file_as_the_run_opened_it() {
+        // A record file datagen is still appending to: the ledger names the
+        // games the run mapped when it opened the file, not what is there
+        // when the ledger is written.
+        let dir = TempDir::new("ledger-opened");
+        let file = dir.file("random-9.bin");
+        let games = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/heldout-4243.bin")).unwrap();
+        std::fs::write(&file, &games).unwrap();
+        let set = Dataset::open(std::slice::from_ref(&file)).unwrap();
+        let mut more = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        std::io::Write::write_all(&mut more, &games).unwrap();
+        let (opened, now) = (&summaries(&set)[0], &files(std::slice::from_ref(&file)).unwrap()[0]);
+        assert_eq!(opened["games"], json!(300));
+        assert_eq!(opened["bytes"], json!(games.len()));
+        assert_eq!(opened["fnv1a64"], json!(format!("{:#018x}", crate::codec::fnv1a64(&games))));
+        assert_eq!(now["games"], json!(600));
     }
 
     #[test]

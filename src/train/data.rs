@@ -166,6 +166,17 @@ pub struct Dataset {
     positions: u64,
 }
 
+impl std::fmt::Debug for Dataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let paths: Vec<_> = self.files.iter().map(|file| &file.path).collect();
+        f.debug_struct("Dataset")
+            .field("files", &paths)
+            .field("games", &self.games)
+            .field("positions", &self.positions)
+            .finish()
+    }
+}
+
 struct DataFile {
     path: PathBuf,
     map: memmap2::Mmap,
