@@ -108,6 +108,14 @@ impl GameResult {
     pub fn white_score(self) -> f64 {
         self as u8 as f64 / 2.0
     }
+
+    /// `color`'s score: 1, 0.5 or 0.
+    pub fn score_for(self, color: Color) -> f64 {
+        match color {
+            Color::White => self.white_score(),
+            Color::Black => 1.0 - self.white_score(),
+        }
+    }
 }
 
 impl std::fmt::Display for GameResult {

@@ -275,8 +275,9 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
         true => None,
         false => Some(Dataset::open(&config.yardstick)?),
     };
-    let mut state = start(config, &data)?;
-    let (validation, hand_written) = held_out(&config.validation, &config.filter, state.net.base(), config.wdl, scale)?;
+    let mut state = start(config, fitted.positions)?;
+    let held = held_out(&config.validation, &config.filter, state.net.base(), config.wdl, scale)?;
+    let (validation, hand_written) = (&held.samples, held.hand_written);
     if let Some(loss) = hand_written {
         on(Event::HandWritten { validation_loss: loss });
     }
@@ -294,15 +295,14 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     for leg in 0..legs {
         let mut report = train_leg(&mut state, &data, &settings, &mut on)?;
         report.validation_loss =
-            (!validation.is_empty()).then(|| validation_loss(&state, &validation, settings.wdl, scale));
+            (!validation.is_empty()).then(|| validation_loss(&state, validation, settings.wdl, scale));
         report.hand_written_validation_loss = hand_written;
         if leg + 1 == legs {
             if let Some(set) = &yardstick {
                 report.yardstick = Some(yardstick::judge(set, &config.filter, Some(&state.net))?);
             }
-            if !config.validation.is_empty() {
-                let set = Dataset::open(&config.validation)?;
-                report.quantisation = yardstick::judge(&set, &config.filter, Some(&state.net))?.network;
+            if let Some(set) = &held.set {
+                report.quantisation = yardstick::judge(set, &config.filter, Some(&state.net))?.network;
             }
         }
         save(&state, config, &ckpt_path)?;
@@ -400,19 +400,21 @@ fn target(state: &Checkpoint, wdl: f32, scale: f32) -> Target {
     Target::new(wdl, scale, f32::from(state.net.quantisation().scale))
 }
 
-/// Every kept position of the validation files (in file order) and the
-/// hand-written evaluation's loss on them (`None` without files). The
-/// samples hold the hand-written evaluation as their base for that loss;
-/// for a network on no base it is then cleared.
-fn held_out(
-    files: &[PathBuf],
-    filter: &Filter,
-    base: Base,
-    wdl: f32,
-    scale: f32,
-) -> Result<(Vec<Sample>, Option<f64>), TrainError> {
+/// The validation files, opened once: every kept position (in file order)
+/// and the hand-written evaluation's loss on them.
+struct HeldOut {
+    /// `None` without files.
+    set: Option<Dataset>,
+    samples: Vec<Sample>,
+    /// `None` without files or kept positions.
+    hand_written: Option<f64>,
+}
+
+/// The [`HeldOut`] of `files`. The samples hold the hand-written evaluation
+/// as their base for its loss; for a network on no base it is then cleared.
+fn held_out(files: &[PathBuf], filter: &Filter, base: Base, wdl: f32, scale: f32) -> Result<HeldOut, TrainError> {
     if files.is_empty() {
-        return Ok((Vec::new(), None));
+        return Ok(HeldOut { set: None, samples: Vec::new(), hand_written: None });
     }
     let set = Dataset::open(files)?;
     let mut all = Vec::new();
@@ -421,7 +423,7 @@ fn held_out(
     if base == Base::Zero {
         all.iter_mut().for_each(|s| s.base = 0);
     }
-    Ok((all, hand_written))
+    Ok(HeldOut { set: Some(set), samples: all, hand_written })
 }
 
 /// What [`measure`] found on the held-out files.
@@ -456,11 +458,13 @@ pub fn measure(
     scale: f32,
 ) -> Result<Measured, TrainError> {
     let state = load_checkpoint(ckpt)?;
-    let (samples, Some(hand_written)) = held_out(files, filter, state.net.base(), wdl, scale)? else {
+    let HeldOut { set: Some(set), samples, hand_written: Some(hand_written) } =
+        held_out(files, filter, state.net.base(), wdl, scale)?
+    else {
         return Err(TrainError::NothingHeldOut);
     };
-    let judge = |files: &[PathBuf]| yardstick::judge(&Dataset::open(files)?, filter, Some(&state.net));
-    let quantisation = judge(files)?.network.ok_or(TrainError::NothingHeldOut)?;
+    let judge = |set: &Dataset| yardstick::judge(set, filter, Some(&state.net));
+    let quantisation = judge(&set)?.network.ok_or(TrainError::NothingHeldOut)?;
     Ok(Measured {
         positions: samples.len(),
         network: validation_loss(&state, &samples, wdl, scale),
@@ -468,12 +472,14 @@ pub fn measure(
         legs: state.legs,
         trained: state.trained,
         quantisation,
-        yardstick: (!yardstick.is_empty()).then(|| judge(yardstick)).transpose()?,
+        yardstick: (!yardstick.is_empty()).then(|| judge(&Dataset::open(yardstick)?)).transpose()?,
     })
 }
 
-/// A fresh run's state, or the checkpoint's it continues.
-fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError> {
+/// A fresh run's state, or the checkpoint's it continues; `kept`: the
+/// positions a pass over the data keeps (the plan of a fresh run without
+/// `--planned` is `epochs` passes).
+fn start(config: &TrainConfig, kept: u64) -> Result<Checkpoint, TrainError> {
     let from = match &config.start {
         Start::Fresh => None,
         Start::Resume => Some(config.checkpoint_path()).filter(|p| p.exists()),
@@ -482,13 +488,8 @@ fn start(config: &TrainConfig, data: &Dataset) -> Result<Checkpoint, TrainError>
     let Some(path) = from else {
         let planned = match config.planned {
             Some(p) => p,
-            None => {
-                let kept = data.count(&config.filter)?.kept;
-                if kept == 0 {
-                    return Err(TrainError::NothingKept { leg: 1 });
-                }
-                kept * u64::from(config.epochs)
-            }
+            None if kept == 0 => return Err(TrainError::NothingKept { leg: 1 }),
+            None => kept * u64::from(config.epochs),
         };
         let schedule = Schedule { lr: config.lr, lr_end: config.lr_end, planned };
         let (hidden, seed) = (config.hidden.unwrap_or(DEFAULT_HIDDEN), config.seed.unwrap_or(1));

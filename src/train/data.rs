@@ -19,7 +19,6 @@ use crate::board::Board;
 use crate::codec::SplitMix64;
 use crate::nnue::{feature_index, Base};
 use crate::records::{self, score, Game, GameResult, Reader};
-use crate::types::Color;
 use std::path::PathBuf;
 
 /// Most pieces a legal position has.
@@ -56,8 +55,7 @@ impl Sample {
                 count += 1;
             }
         }
-        let white = result.white_score() as f32;
-        let result = if us == Color::White { white } else { 1.0 - white };
+        let result = result.score_for(us) as f32;
         let score = records::score_from_u16(stored_score) as f32;
         Sample { features, count: count as u8, score, result, base: 0 }
     }

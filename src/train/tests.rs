@@ -639,8 +639,7 @@ fn yardstick_of_the_hand_written_evaluation_repeats_its_definition() {
     let (mut total, mut n) = (0.0, 0u64);
     data.for_each_game(|game, counts| {
         data::kept_positions(game, &Filter::default(), counts, |board, _| {
-            let white = game.result.white_score();
-            let r = if board.side_to_move() == Color::White { white } else { 1.0 - white };
+            let r = game.result.score_for(board.side_to_move());
             let eval = f64::from(crate::eval::evaluate(board));
             total += (1.0 / (1.0 + (-eval / 140.0).exp()) - r).powi(2);
             n += 1;

@@ -19,7 +19,6 @@ use super::TrainError;
 use crate::board::Board;
 use crate::nnue::{Base, FloatNetwork, Network};
 use crate::records::score;
-use crate::types::Color;
 
 /// The yardstick's logistic scale in centipawns, fixed once (issue 65) so
 /// that its losses compare across networks, sessions and training scales.
@@ -54,15 +53,6 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// The game's result for the side to move of `board`.
-fn result_for(board: &Board, white_score: f64) -> f64 {
-    if board.side_to_move() == Color::White {
-        white_score
-    } else {
-        1.0 - white_score
-    }
-}
-
 /// The float and quantised evaluations of `board` by `net` (with its base),
 /// in centipawns for the side to move: what the engine would compute with
 /// the float network, and what it computes with the quantised one.
@@ -85,9 +75,8 @@ pub fn judge(data: &Dataset, filter: &Filter, net: Option<&FloatNetwork>) -> Res
     let loss = |eval: f64, r: f64| (sigmoid(eval / YARDSTICK_SCALE) - r).powi(2);
     let (mut n, mut hand_written, mut float, mut quant, mut diff, mut abs_diff) = (0u64, 0.0, 0.0, 0.0, 0.0, 0.0);
     let counts: FilterCounts = data.for_each_game(|game, counts| {
-        let white = game.result.white_score();
         kept_positions(game, filter, counts, |board, _| {
-            let r = result_for(board, white);
+            let r = game.result.score_for(board.side_to_move());
             n += 1;
             hand_written += loss(f64::from(crate::eval::evaluate(board)), r);
             if let (Some(net), Some(q)) = (net, &quantised) {
@@ -160,9 +149,8 @@ pub fn fit_pairs(pairs: &[(f32, f32)]) -> f64 {
 pub fn fit_scale(data: &Dataset, filter: &Filter) -> Result<FittedScale, TrainError> {
     let mut pairs: Vec<(f32, f32)> = Vec::new();
     data.for_each_game(|game, counts| {
-        let white = game.result.white_score();
         kept_positions(game, filter, counts, |board, stored| {
-            pairs.push((score::to_cp(stored) as f32, result_for(board, white) as f32));
+            pairs.push((score::to_cp(stored) as f32, game.result.score_for(board.side_to_move()) as f32));
         });
     })?;
     if pairs.is_empty() {
