@@ -78,3 +78,22 @@ def test_train_measure_prints_the_yardstick_and_the_quantisation_error(exe):
         assert bad.returncode == 2 and "--scale" in bad.stderr, bad.stderr
     fit = run(exe, *args, "--scale", "fit")
     assert fit.returncode != 0 and "--scale" in fit.stderr, fit.stderr
+
+
+def test_train_measure_judges_a_given_network_file(exe):
+    """`train --measure --net FILE` judges that file against the checkpoint's
+    float network (the committed gen4-hw64 file was rounded to nearest:
+    1.25 cp); a network of another shape is refused, naming the file."""
+    import re
+    from conftest import ROOT
+
+    nets = ROOT / "nets"
+    args = ["train", "--init", str(nets / "gen4-hw64.nnue.ckpt"), "--validation", str(nets / "heldout-4243.bin"),
+            "--measure", "--wdl", "0", "--net"]
+    out = run(exe, *args, str(nets / "gen4-hw64.nnue"))
+    assert out.returncode == 0, out.stderr
+    line = re.search(r"mean ([-+0-9.]+) cp, mean absolute ([0-9.]+) cp", out.stdout)
+    assert line and 1.2 < float(line[2]) < 1.3, out.stdout
+    bad = run(exe, *args, str(nets / "gen0-h128.nnue"))
+    assert bad.returncode == 1 and "gen0-h128.nnue" in bad.stderr and "hidden size 64" in bad.stderr, bad.stderr
+    assert "panicked" not in bad.stderr

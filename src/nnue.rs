@@ -9,6 +9,7 @@
 //! | --- | --- |
 //! | the `.nnue` byte layout, reader and writer | [`file`](mod@file) |
 //! | the float network a trainer works on, and its quantisation | [`float`] |
+//! | rounding each weight up or down to fit calibration positions | [`rounding`] |
 //! | accumulators: full refresh and incremental update per move | [`accumulator`] |
 //! | the quantised forward pass (exact integer formula and its bounds) | [`forward`] |
 //! | the network built into the binary (`gen0-hw64`) | [`builtin`] |
@@ -53,6 +54,7 @@ pub mod file;
 pub mod float;
 pub mod forward;
 pub mod header;
+pub mod rounding;
 
 #[cfg(test)]
 mod tests;

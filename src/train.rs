@@ -43,7 +43,7 @@ pub mod yardstick;
 #[cfg(test)]
 mod tests;
 
-use crate::nnue::{is_valid_hidden, Base, FloatNetwork, NetError};
+use crate::nnue::{is_valid_hidden, Base, FloatNetwork, NetError, Network};
 use crate::records::RecordError;
 use checkpoint::{Checkpoint, CheckpointError};
 use data::{Dataset, Filter, FilterCounts, Sample};
@@ -128,6 +128,10 @@ pub struct TrainConfig {
     /// Yardstick record files ([`yardstick::judge`]), measured after the
     /// run's last leg; never trained on.
     pub yardstick: Vec<PathBuf>,
+    /// The network file written after the run's last leg is rounded to this
+    /// many positions spread over `data` ([`FloatNetwork::quantise_calibrated`]);
+    /// 0, and every earlier leg: rounded to nearest ([`FloatNetwork::quantise_fitted`]).
+    pub calibrate: usize,
 }
 
 /// The hidden size of a fresh run when none is given.
@@ -292,26 +296,31 @@ pub fn train(config: &TrainConfig, mut on: impl FnMut(Event)) -> Result<Vec<LegR
     let settings = config.leg_settings(scale);
     let ckpt_path = config.checkpoint_path();
     let mut reports = Vec::new();
+    let last_network = |net: &FloatNetwork| -> Result<Network, TrainError> {
+        if config.calibrate == 0 {
+            return Ok(net.quantise_fitted());
+        }
+        let boards = data.spread_positions(&config.filter, config.calibrate, fitted.positions)?;
+        Ok(net.quantise_calibrated(&boards))
+    };
     for leg in 0..legs {
         let mut report = train_leg(&mut state, &data, &settings, &mut on)?;
         report.validation_loss =
             (!validation.is_empty()).then(|| validation_loss(&state, validation, settings.wdl, scale));
         report.hand_written_validation_loss = hand_written;
+        let network = if leg + 1 == legs { last_network(&state.net)? } else { state.net.quantise_fitted() };
         if leg + 1 == legs {
-            if let Some(set) = &yardstick {
-                report.yardstick = Some(yardstick::judge(set, &config.filter, Some(&state.net))?);
-            }
-            if let Some(set) = &held.set {
-                report.quantisation = yardstick::judge(set, &config.filter, Some(&state.net))?.network;
-            }
+            let judge = |set: &Dataset| yardstick::judge_quantised(set, &config.filter, Some((&state.net, &network)));
+            report.yardstick = yardstick.as_ref().map(judge).transpose()?;
+            report.quantisation = held.set.as_ref().map(judge).transpose()?.and_then(|j| j.network);
         }
-        save(&state, config, &ckpt_path)?;
+        save(&state, &network, config, &ckpt_path)?;
         on(Event::Leg(&report));
         reports.push(report);
     }
     if reports.is_empty() {
         // Resumed after the last leg: make sure the network file exists.
-        state.net.quantise_fitted().write(&config.out)?;
+        last_network(&state.net)?.write(&config.out)?;
     }
     Ok(reports)
 }
@@ -446,7 +455,8 @@ pub struct Measured {
 
 /// The held-out loss of a checkpoint's network and of the hand-written
 /// evaluation at the logistic scale `scale`, the numbers a leg prints, the
-/// quantisation error on the same positions and the yardstick on
+/// quantisation error on the same positions (of the network file
+/// `network`, or of the checkpoint rounded to nearest) and the yardstick on
 /// `yardstick` files (if any), training nothing: so that networks trained
 /// before a held-out file existed can be compared on it.
 pub fn measure(
@@ -456,6 +466,7 @@ pub fn measure(
     filter: &Filter,
     wdl: f32,
     scale: f32,
+    network: Option<&Path>,
 ) -> Result<Measured, TrainError> {
     let state = load_checkpoint(ckpt)?;
     let HeldOut { set: Some(set), samples, hand_written: Some(hand_written) } =
@@ -463,7 +474,23 @@ pub fn measure(
     else {
         return Err(TrainError::NothingHeldOut);
     };
-    let judge = |set: &Dataset| yardstick::judge(set, filter, Some(&state.net));
+    let quantised = match network {
+        None => state.net.quantise_fitted(),
+        Some(path) => {
+            let net = Network::load(path)?;
+            if (net.hidden(), net.base()) != (state.net.hidden(), state.net.base()) {
+                return Err(TrainError::Config(format!(
+                    "{} is a {} network; the checkpoint's has hidden size {} and base {}",
+                    path.display(),
+                    net.shape(),
+                    state.net.hidden(),
+                    state.net.base().name()
+                )));
+            }
+            net
+        }
+    };
+    let judge = |set: &Dataset| yardstick::judge_quantised(set, filter, Some((&state.net, &quantised)));
     let quantisation = judge(&set)?.network.ok_or(TrainError::NothingHeldOut)?;
     Ok(Measured {
         positions: samples.len(),
@@ -517,7 +544,7 @@ fn load_checkpoint(path: &Path) -> Result<Checkpoint, TrainError> {
 }
 
 /// Writes the quantised network, then the checkpoint.
-fn save(state: &Checkpoint, config: &TrainConfig, ckpt_path: &Path) -> Result<(), TrainError> {
-    state.net.quantise_fitted().write(&config.out)?;
+fn save(state: &Checkpoint, network: &Network, config: &TrainConfig, ckpt_path: &Path) -> Result<(), TrainError> {
+    network.write(&config.out)?;
     state.write(ckpt_path).map_err(|source| TrainError::Checkpoint { path: ckpt_path.to_path_buf(), source })
 }

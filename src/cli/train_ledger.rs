@@ -32,7 +32,9 @@
 //!
 //! `scale` and `fitted_scale` are absent from legs trained before the
 //! trainer had a `--scale` (they trained at 400); `yardstick` and
-//! `quantisation` appear on a run's last leg when it measured them.
+//! `quantisation` appear on a run's last leg when it measured them, and
+//! `"calibrate": K` when its network file was rounded to K positions
+//! (`--calibrate`).
 
 use crate::train::data::Dataset;
 use crate::train::{LegReport, Start, TrainConfig};
@@ -189,6 +191,9 @@ pub fn write(
                 json!({ "positions": y.positions, "hand_written": y.hand_written,
                         "float": net.map(|n| n.float), "quantised": net.map(|n| n.quantised) }),
             );
+        }
+        if config.calibrate > 0 && std::ptr::eq(r, reports.last().context("a report")?) {
+            leg.insert("calibrate".into(), json!(config.calibrate));
         }
         if let Some(q) = r.quantisation {
             leg.insert(

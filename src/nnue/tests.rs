@@ -240,6 +240,38 @@ fn fitted_quantisation_takes_the_largest_qb_that_clamps_no_output_weight() {
     assert_eq!(float.quantise_fitted().quantisation().qb, 64);
 }
 
+#[test]
+fn calibrated_rounding_lowers_the_calibration_error_and_moves_each_weight_at_most_to_its_other_rounding() {
+    let float = FloatNetwork::random(32, 12);
+    let positions = random_positions(20, 60, 13);
+    let (nearest, calibrated) = (float.quantise_fitted(), float.quantise_calibrated(&positions));
+    assert_eq!(calibrated.quantisation(), nearest.quantisation());
+    // The objective is the squared error before the final truncation, aimed
+    // half a centipawn off so that the truncation lands on the nearest
+    // integer: so measure the same thing here.
+    let squared = |n: &Network| -> f64 {
+        positions.iter().map(|b| (f64::from(n.evaluate_board(b)) - float.evaluate(b).round()).powi(2)).sum::<f64>()
+    };
+    assert!(squared(&calibrated) < squared(&nearest), "{} vs {}", squared(&calibrated), squared(&nearest));
+    let qa = f64::from(nearest.quantisation().qa);
+    let mut moved = 0;
+    for (&w, (&q, &n)) in
+        float.feature_weights().iter().zip(calibrated.feature_weights().iter().zip(nearest.feature_weights()))
+    {
+        let exact = f64::from(w) * qa;
+        assert!(f64::from(q) == exact.floor() || f64::from(q) == exact.ceil(), "{q} for {exact}");
+        moved += usize::from(q != n);
+    }
+    assert!(moved > 0, "no weight was rounded the other way");
+    for (&q, &n) in calibrated.feature_bias().iter().zip(nearest.feature_bias()) {
+        assert!((i32::from(q) - i32::from(n)).abs() <= crate::nnue::rounding::BIAS_REACH);
+    }
+    // It is a network like any other: the file reader takes it back unchanged.
+    assert_eq!(Network::from_bytes(&calibrated.to_bytes()).unwrap(), calibrated);
+    // No positions: nearest rounding.
+    assert_eq!(float.quantise_calibrated(&[]), nearest);
+}
+
 /// `evaluate` written the plain way: every product in `i64`.
 fn reference_eval(acc: &Accumulator, us: Color, net: &Network) -> i64 {
     let q = net.quantisation();

@@ -303,6 +303,24 @@ impl Dataset {
         self.for_each_game(|game, counts| game_samples(game, filter, base, counts, out))
     }
 
+    /// `count` of the `kept` positions a pass keeps (all of them when
+    /// fewer), spread evenly over the files, for calibrating a network's
+    /// rounding ([`crate::nnue::rounding`]).
+    pub fn spread_positions(&self, filter: &Filter, count: usize, kept: u64) -> Result<Vec<Board>, TrainError> {
+        let (mut boards, mut index) = (Vec::with_capacity(count), 0u64);
+        let wanted = count as u64;
+        self.for_each_game(|game, counts| {
+            kept_positions(game, filter, counts, |board, _| {
+                // Position i is taken when i·count mod kept < count: `count` of every `kept`, evenly.
+                if (kept <= wanted || (index * wanted) % kept < wanted) && boards.len() < count {
+                    boards.push(board.clone());
+                }
+                index += 1;
+            })
+        })?;
+        Ok(boards)
+    }
+
     /// Every game of every file, in file order, with the filter counts to add to.
     pub fn for_each_game(&self, mut visit: impl FnMut(&Game, &mut FilterCounts)) -> Result<FilterCounts, TrainError> {
         let mut counts = FilterCounts::default();

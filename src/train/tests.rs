@@ -71,6 +71,7 @@ fn config(dir: &TempDir, data: PathBuf, threads: usize) -> TrainConfig {
         start: Start::Fresh,
         validation: Vec::new(),
         yardstick: Vec::new(),
+        calibrate: 0,
     }
 }
 
@@ -470,7 +471,8 @@ fn measuring_a_checkpoint_gives_the_loss_its_last_leg_printed() {
     cfg.validation = vec![data.clone()];
     let reports = train(&cfg, |_| {}).unwrap();
     let last = reports.last().unwrap();
-    let m = measure(&cfg.checkpoint_path(), std::slice::from_ref(&data), &[], &cfg.filter, cfg.wdl, 400.0).unwrap();
+    let m =
+        measure(&cfg.checkpoint_path(), std::slice::from_ref(&data), &[], &cfg.filter, cfg.wdl, 400.0, None).unwrap();
     assert_eq!((m.legs, m.trained), (3, last.trained.1));
     assert_eq!(Some(m.network), last.validation_loss);
     assert_eq!(Some(m.hand_written), last.hand_written_validation_loss);
@@ -478,9 +480,38 @@ fn measuring_a_checkpoint_gives_the_loss_its_last_leg_printed() {
     // A filter that keeps nothing is a typed error, not a loss of NaN.
     let none = Filter { skip_plies: 10_000, ..Filter::default() };
     assert!(matches!(
-        measure(&cfg.checkpoint_path(), &[data], &[], &none, 0.0, 400.0),
+        measure(&cfg.checkpoint_path(), &[data], &[], &none, 0.0, 400.0, None),
         Err(TrainError::NothingHeldOut)
     ));
+}
+
+#[test]
+fn a_calibrated_run_writes_its_last_network_rounded_to_the_data_and_measure_judges_that_file() {
+    let dir = TempDir::new("train-calibrate");
+    let data = write_data(&dir);
+    let mut cfg = config(&dir, data.clone(), 2);
+    cfg.validation = vec![data.clone()];
+    cfg.calibrate = 400;
+    let reports = train(&cfg, |_| {}).unwrap();
+    let ckpt = Checkpoint::load(&cfg.checkpoint_path()).unwrap();
+    let set = Dataset::open(std::slice::from_ref(&data)).unwrap();
+    let boards = set.spread_positions(&cfg.filter, 400, reports[0].counts.kept).unwrap();
+    assert_eq!(boards.len(), 400);
+    let written = Network::load(&cfg.out).unwrap();
+    assert_eq!(written, ckpt.net.quantise_calibrated(&boards));
+    assert_ne!(written, ckpt.net.quantise_fitted());
+    // --measure --net judges the file the run wrote: the run's own figure.
+    let measured = |net: Option<&Path>| {
+        measure(&cfg.checkpoint_path(), std::slice::from_ref(&data), &[], &cfg.filter, 0.0, 400.0, net)
+    };
+    let of_file = measured(Some(&cfg.out)).unwrap().quantisation;
+    assert_eq!(Some(of_file), reports.last().unwrap().quantisation);
+    assert_ne!(of_file, measured(None).unwrap().quantisation);
+    // A network of another shape is refused, naming the file.
+    let other = dir.file("other.nnue");
+    Network::random(32, 1).write(&other).unwrap();
+    let err = measured(Some(&other)).unwrap_err();
+    assert!(matches!(&err, TrainError::Config(m) if m.contains("other.nnue")), "{err}");
 }
 
 /// The committed records split in two files of alternate games: a leg on
@@ -612,6 +643,27 @@ fn trainer_forward_pass_equals_the_engine_evaluation_on_real_positions() {
     // worst (measured: 0.93 and 6.9 over 28,809 positions).
     let mean = quant_abs / f64::from(n);
     assert!(mean <= 1.0 && worst_quant <= 8.0, "quantised - float: mean |d| {mean:.3} cp, worst {worst_quant:.3} cp");
+}
+
+#[test]
+fn calibrated_rounding_brings_gen4_within_a_centipawn_on_positions_it_was_not_calibrated_on() {
+    // gen4-hw64's rounding to nearest is 1.25 cp from its float network on
+    // heldout-4243; rounded to 60,000 yardstick positions, 0.95.
+    let ckpt = Checkpoint::load(&committed("gen4-hw64.nnue.ckpt")).unwrap();
+    let calibration = Dataset::open(&[committed("yardstick.bin")]).unwrap();
+    let kept =
+        calibration.for_each_game(|game, counts| data::kept_positions(game, &Filter::default(), counts, |_, _| {}));
+    let boards = calibration.spread_positions(&Filter::default(), 60_000, kept.unwrap().kept).unwrap();
+    assert_eq!(boards.len(), 60_000);
+    let calibrated = ckpt.net.quantise_calibrated(&boards);
+    let held = Dataset::open(&[committed("heldout-4243.bin")]).unwrap();
+    let error = |q: &Network| {
+        yardstick::judge_quantised(&held, &Filter::default(), Some((&ckpt.net, q))).unwrap().network.unwrap()
+    };
+    let (nearest, calibrated) = (error(&ckpt.net.quantise_fitted()), error(&calibrated));
+    assert!(nearest.mean_absolute_difference > 1.2, "{nearest:?}");
+    assert!(calibrated.mean_absolute_difference < 1.0, "{calibrated:?}");
+    assert!(calibrated.mean_difference.abs() < 0.2, "{calibrated:?}");
 }
 
 #[test]

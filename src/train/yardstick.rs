@@ -72,6 +72,17 @@ pub fn network_evaluations(net: &FloatNetwork, quantised: &Network, board: &Boar
 /// network's error against the float one.
 pub fn judge(data: &Dataset, filter: &Filter, net: Option<&FloatNetwork>) -> Result<Judged, TrainError> {
     let quantised = net.map(FloatNetwork::quantise_fitted);
+    judge_quantised(data, filter, net.zip(quantised.as_ref()))
+}
+
+/// [`judge`] with the quantised form of the float network given (say, the
+/// network file the trainer wrote) instead of made by `quantise_fitted`.
+pub fn judge_quantised(
+    data: &Dataset,
+    filter: &Filter,
+    net: Option<(&FloatNetwork, &Network)>,
+) -> Result<Judged, TrainError> {
+    let (net, quantised) = (net.map(|(f, _)| f), net.map(|(_, q)| q));
     let loss = |eval: f64, r: f64| (sigmoid(eval / YARDSTICK_SCALE) - r).powi(2);
     let (mut n, mut hand_written, mut float, mut quant, mut diff, mut abs_diff) = (0u64, 0.0, 0.0, 0.0, 0.0, 0.0);
     let counts: FilterCounts = data.for_each_game(|game, counts| {
@@ -79,7 +90,7 @@ pub fn judge(data: &Dataset, filter: &Filter, net: Option<&FloatNetwork>) -> Res
             let r = game.result.score_for(board.side_to_move());
             n += 1;
             hand_written += loss(f64::from(crate::eval::evaluate(board)), r);
-            if let (Some(net), Some(q)) = (net, &quantised) {
+            if let (Some(net), Some(q)) = (net, quantised) {
                 let (f, q) = network_evaluations(net, q, board);
                 float += loss(f, r);
                 quant += loss(f64::from(q), r);
