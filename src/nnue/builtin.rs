@@ -1,7 +1,7 @@
 //! The network built into the binary, the default evaluation: the newest
 //! network that passed its SPRT against the one shipped before it (the
-//! first, `gen0-hw64`, against the hand-written evaluation; see
-//! `nets/README.md`). `UseNetwork false` selects the hand-written
+//! first, `gen0-hw64`, against the hand-written evaluation; now
+//! `gen4-hw64`, against `gen0-hw64`; see `nets/README.md`). `UseNetwork false` selects the hand-written
 //! evaluation again, and `EvalFile` loads another network.
 //!
 //! Shipping a network is one change here: the file name in the
@@ -28,7 +28,7 @@ macro_rules! built_in {
     };
 }
 
-built_in!("gen0-hw64.nnue");
+built_in!("gen4-hw64.nnue");
 
 /// The built-in network's file bytes (for checksums in run logs).
 pub fn bytes() -> Option<&'static [u8]> {
