@@ -307,7 +307,8 @@ impl Dataset {
     /// fewer), spread evenly over the files, for calibrating a network's
     /// rounding ([`crate::nnue::rounding`]).
     pub fn spread_positions(&self, filter: &Filter, count: usize, kept: u64) -> Result<Vec<Board>, TrainError> {
-        let (mut boards, mut index) = (Vec::with_capacity(count), 0u64);
+        // Never reserve more than the data holds: `count` comes from the command line.
+        let (mut boards, mut index) = (Vec::with_capacity(count.min(kept as usize)), 0u64);
         let wanted = count as u64;
         self.for_each_game(|game, counts| {
             kept_positions(game, filter, counts, |board, _| {

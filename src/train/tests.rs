@@ -497,6 +497,9 @@ fn a_calibrated_run_writes_its_last_network_rounded_to_the_data_and_measure_judg
     let set = Dataset::open(std::slice::from_ref(&data)).unwrap();
     let boards = set.spread_positions(&cfg.filter, 400, reports[0].counts.kept).unwrap();
     assert_eq!(boards.len(), 400);
+    // Asking for more than the data holds gives all of it (and reserves no more).
+    let all = set.spread_positions(&cfg.filter, usize::MAX, reports[0].counts.kept).unwrap();
+    assert_eq!(all.len() as u64, reports[0].counts.kept);
     let written = Network::load(&cfg.out).unwrap();
     assert_eq!(written, ckpt.net.quantise_calibrated(&boards));
     assert_ne!(written, ckpt.net.quantise_fitted());
