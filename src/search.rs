@@ -207,6 +207,9 @@ pub type Reporter = Arc<dyn Fn(SearchEvent) + Send + Sync>;
 pub struct RootMove {
     pub mv: Move,
     pub score: i32,
+    /// What `score` is: exact, a lower bound (the move failed high) or an
+    /// upper bound (the first move failed low).
+    pub bound: Bound,
     pub prev_score: i32,
     pub pv: Vec<Move>,
     pub seldepth: usize,
@@ -226,6 +229,7 @@ impl RootMove {
         RootMove {
             mv,
             score: -INFINITE,
+            bound: Bound::None,
             prev_score: -INFINITE,
             pv: vec![mv],
             seldepth: 0,
@@ -382,6 +386,9 @@ pub struct Worker {
     root_depth: i32,
     pv_idx: usize,
     stopped: bool,
+    /// The first move of the last `multipv 1` line shown (see
+    /// `Worker::show_new_best`).
+    shown_best: Move,
     /// Probe WDL in the search up to this many pieces (0: never).
     pub(crate) tb_cardinality: u32,
     // Limits (main thread enforces them).
@@ -444,6 +451,7 @@ impl Worker {
             root_depth: 0,
             pv_idx: 0,
             stopped: false,
+            shown_best: Move::NONE,
             tb_cardinality: 0,
             max_nodes: u64::MAX,
             maximum_ms: u64::MAX,
@@ -947,6 +955,13 @@ impl Worker {
                     rm.nodes += spent;
                     if move_count == 1 || v > alpha {
                         rm.score = v;
+                        rm.bound = if v >= beta {
+                            Bound::Lower
+                        } else if v <= alpha {
+                            Bound::Upper
+                        } else {
+                            Bound::Exact
+                        };
                         rm.seldepth = seldepth;
                         rm.pv.clear();
                         rm.pv.push(m);

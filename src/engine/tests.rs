@@ -15,6 +15,18 @@ fn hand_written_engine() -> Engine {
     e
 }
 
+/// An engine that keeps every info line it reports.
+fn recording_engine() -> (Engine, Arc<parking_lot::Mutex<Vec<crate::search::InfoLine>>>) {
+    let infos = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let sink = infos.clone();
+    let e = Engine::new(Arc::new(move |ev| {
+        if let SearchEvent::Info(i) = ev {
+            sink.lock().push(i);
+        }
+    }));
+    (e, infos)
+}
+
 fn depth(d: i32) -> Limits {
     Limits { depth: Some(d), ..Limits::default() }
 }
@@ -126,13 +138,7 @@ fn two_threads_search_returns_a_legal_move() {
 fn depth_limited_search_on_two_threads_answers_at_the_depth_with_its_line() {
     // Whichever thread completes the depth first ends the search; the
     // answer and the last info line are that thread's.
-    let infos = Arc::new(parking_lot::Mutex::new(Vec::new()));
-    let sink = infos.clone();
-    let mut e = Engine::new(Arc::new(move |ev| {
-        if let SearchEvent::Info(i) = ev {
-            sink.lock().push(i);
-        }
-    }));
+    let (mut e, infos) = recording_engine();
     e.set_option("Threads", Some("2")).unwrap();
     for fen in crate::bench::POSITIONS.iter().take(12) {
         e.new_game();
@@ -144,6 +150,30 @@ fn depth_limited_search_on_two_threads_answers_at_the_depth_with_its_line() {
         let last = infos.lock().last().cloned().expect("an info line");
         assert_eq!((last.depth, last.pv.first().copied()), (9, Some(out.best)), "{fen}");
     }
+}
+
+#[test]
+fn last_line_before_bestmove_starts_with_the_move_played() {
+    // A node limit stops the search inside an iteration, where a move that
+    // raised alpha is played ahead of the last completed iteration's best:
+    // its line is shown before bestmove.
+    let (mut e, infos) = recording_engine();
+    let mut from_stopped_iteration = 0;
+    for fen in crate::bench::POSITIONS.iter().take(20) {
+        for nodes in [4_000, 9_000, 20_000, 45_000] {
+            e.new_game();
+            e.set_position(Some(fen), &[]).unwrap();
+            infos.lock().clear();
+            let out = e.search_sync(Limits { nodes: Some(nodes), ..Limits::default() }).unwrap();
+            let infos = infos.lock();
+            let last = infos.iter().rev().find(|i| i.multipv == 1).expect("an info line");
+            assert_eq!(last.pv.first().copied(), Some(out.best), "{fen} at {nodes} nodes");
+            if last.depth > out.depth {
+                from_stopped_iteration += 1;
+            }
+        }
+    }
+    assert!(from_stopped_iteration > 0, "no search changed its mind in a stopped iteration");
 }
 
 #[test]

@@ -150,6 +150,7 @@ fn run(
         w.completed_depth = 0;
         w.nodes = 0;
         w.stopped = false;
+        w.shown_best = Move::NONE;
     }
     let (main, helpers) = match workers.split_first_mut() {
         Some(x) => x,
@@ -357,7 +358,7 @@ impl Worker {
                         self.completed_depth = max_depth;
                         if main {
                             let rm = &self.root_moves[0];
-                            self.emit(ctx, self.info_for(ctx, max_depth, 0, rm.score, None));
+                            self.show(ctx, self.info_for(ctx, max_depth, 0, rm.score, None));
                         }
                         max_depth + 1
                     } else {
@@ -423,11 +424,14 @@ impl Worker {
                     for i in 0..=pv_idx {
                         let rm = &self.root_moves[i];
                         let info = self.info_for(ctx, depth, i, rm.score, None);
-                        self.emit(ctx, info);
+                        self.show(ctx, info);
                     }
                 }
             }
             if self.stopped {
+                if main {
+                    self.show_new_best(ctx, depth);
+                }
                 break;
             }
             self.completed_depth = depth;
@@ -518,7 +522,7 @@ impl Worker {
             };
             if self.id == 0 && ctx.shared.elapsed_ms() > 3000 {
                 let info = self.info_for(ctx, depth, pv_idx, v, bound);
-                self.emit(ctx, info);
+                self.show(ctx, info);
             }
             delta += delta / 2;
         }
@@ -546,6 +550,32 @@ impl Worker {
             time_ms,
             pv: rm.map_or_else(Vec::new, |r| r.pv.clone()),
         }
+    }
+
+    /// A stop within iteration `depth` keeps what it found: a move that
+    /// raised alpha there goes ahead of the last completed iteration's best,
+    /// and `bestmove` plays it. Its line is shown first, so that the last PV
+    /// a GUI saw starts with the move played (fastchess warns otherwise),
+    /// with the bound its score has.
+    fn show_new_best(&mut self, ctx: &Ctx, depth: i32) {
+        let Some(rm) = self.root_moves.first() else { return };
+        if rm.mv == self.shown_best || rm.score == -INFINITE {
+            return;
+        }
+        let bound = match rm.bound {
+            Bound::Lower | Bound::Upper => Some(rm.bound),
+            Bound::Exact | Bound::None => None,
+        };
+        let info = self.info_for(ctx, depth, 0, rm.score, bound);
+        self.show(ctx, info);
+    }
+
+    /// Emits a line of the main thread and remembers the best move it shows.
+    fn show(&mut self, ctx: &Ctx, info: InfoLine) {
+        if info.multipv == 1 {
+            self.shown_best = info.pv.first().copied().unwrap_or(Move::NONE);
+        }
+        self.emit(ctx, info);
     }
 
     fn emit(&self, ctx: &Ctx, info: InfoLine) {
