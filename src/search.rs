@@ -955,13 +955,7 @@ impl Worker {
                     rm.nodes += spent;
                     if move_count == 1 || v > alpha {
                         rm.score = v;
-                        rm.bound = if v >= beta {
-                            Bound::Lower
-                        } else if v <= alpha {
-                            Bound::Upper
-                        } else {
-                            Bound::Exact
-                        };
+                        rm.bound = node_bound(v, alpha, beta, true);
                         rm.seldepth = seldepth;
                         rm.pv.clear();
                         rm.pv.push(m);
