@@ -27,7 +27,10 @@ into a commit message. Exit status: 0 when H1 is accepted, 1 when H0 is,
 
 A run stopped on purpose continues with `--resume LOG` (its own stdout)
 and the same arguments: the counts and the opening order carry over, and
-the openings it had started are not played again.
+the openings it had started are not played again. The log's first line
+names the test (both commands, the limit with each side's own node count,
+the bounds, the openings and their seed), and a resumed run must be the
+same test.
 
 `make sprt BASE=<rev>` builds <rev> in target/sprt/ and runs this against
 the working tree's build.
@@ -220,7 +223,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     random.Random(seed).shuffle(openings)
     lower, upper = bounds(args.alpha, args.beta)
 
-    header = (f"SPRT: {new.name} ({args.new}) vs {base.name} ({args.base}) at {tc}, "
+    limit = str(tc)
+    if args.new_nodes or args.base_nodes:
+        # Each side's own count belongs to the test: a resumed run must use the same ones.
+        limit += f" (new {new.nodes or tc.nodes}, base {base.nodes or tc.nodes})"
+    header = (f"SPRT: {new.name} ({args.new}) vs {base.name} ({args.base}) at {limit}, "
               f"nElo [{args.elo0:g}, {args.elo1:g}], alpha {args.alpha:g}, beta {args.beta:g}, "
               f"LLR bounds [{lower:.2f}, {upper:.2f}], {len(openings)} openings (seed {seed}), ")
     totals = Totals()
