@@ -100,20 +100,14 @@ def test_resume_refuses_a_finished_run_and_a_log_of_another_test(tmp_path, exe):
 
 
 def test_each_sides_own_node_count_is_part_of_the_test_a_resume_must_match(tmp_path, exe):
-    def header(limit: str) -> str:
-        return (f"SPRT: new ({exe}) vs base ({exe}) at {limit}, nElo [0, 5], alpha 0.05, beta 0.05, "
+    def header(limit: str) -> str:   # the test `_run` starts, at this limit
+        return (f"SPRT: new ({exe}) vs base ({exe}) at {limit}, nElo [0, 60], alpha 0.05, beta 0.05, "
                 "LLR bounds [-2.94, 2.94], 3000 openings (seed 3), concurrency 2")
 
-    def resume(log, *extra: str):
-        return subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "sprt.py"), "--new", exe, "--base", exe,
-             "--openings", str(SUITE), "--tc", "nodes=400", "--resume", str(log), *extra],
-            capture_output=True, text=True, timeout=60)
-
     uneven = _log(tmp_path, header("nodes=400 (new 800, base 400)"))
-    res = resume(uneven, "--new-nodes", "1600")
+    res = _run(exe, "--resume", str(uneven), "--new-nodes", "1600")
     assert res.returncode == 2 and "another test" in res.stderr, res.stderr
     assert "(new 800, base 400)" in res.stderr and "(new 1600, base 400)" in res.stderr
     even = _log(tmp_path, header("nodes=400"))
-    res = resume(even, "--new-nodes", "800")
+    res = _run(exe, "--resume", str(even), "--new-nodes", "800")
     assert res.returncode == 2 and "another test" in res.stderr, res.stderr
