@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: binding-match serve serve-bench explorer-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: wasm wasm-test wasm-bench binding-match serve serve-bench explorer-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -72,8 +72,10 @@ serve-bench: build deps
 # Everything the tests need: python-chess, pytest and selenium in a
 # virtualenv, Debian's Stockfish (an outside reference opponent), Debian's
 # polyglot (make-book, the reference for `book build`) and gnuchess-book (a
-# real 180,358-entry Polyglot book), and Debian's chromium and
-# chromium-driver (the browser that tests `serve`'s page) when missing.
+# real 180,358-entry Polyglot book), Debian's chromium and chromium-driver
+# (the browser that tests `serve`'s page), and the browser build's toolchain
+# (tools/wasm.sh: rustc-web, cargo-web, rust-web-src, rust-web-llvm,
+# lld-22) when missing.
 deps: $(VENV)/.ok
 	@command -v stockfish >/dev/null 2>&1 || [ -x /usr/games/stockfish ] || \
 	  { echo "installing Debian's stockfish"; \
@@ -85,6 +87,7 @@ deps: $(VENV)/.ok
 	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || \
 	  { echo "installing Debian's chromium and chromium-driver (the serve page's browser test)"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null; }
+	@sh tools/wasm.sh deps
 
 $(VENV)/.ok: engine-tests/requirements.txt
 	python3 -m venv $(VENV)
@@ -103,9 +106,34 @@ unit-test:
 # check wall-clock limits (marked `timing`) alone, so the load of the others
 # cannot make them lose on time.
 JOBS ?= 2
+# The browser build's tests (engine-tests/test_wasm_*.py) are left to
+# `make wasm-test`, which builds what they test.
 engine-test: deps build
-	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -n $(JOBS) -m "not timing" engine-tests
-	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -m timing engine-tests
+	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -n $(JOBS) -m "not timing" --ignore-glob='*/test_wasm_*' engine-tests
+	ARCHIVIST=$(abspath $(EXE)) $(PY) -m pytest -q -m timing --ignore-glob='*/test_wasm_*' engine-tests
+
+# The browser build (issue 74; README.md, "In the browser"): web/ as a
+# WebAssembly module with Debian's rustc-web and `-Z build-std`, installed
+# when missing, and the static site target/web/ (archivist.js, archivist.wasm,
+# package.json, web/site/'s page). Its own flags and target directory
+# (target/wasm): none of the native build's RUSTFLAGS or CI's clippy-driver.
+wasm:
+	sh tools/wasm.sh build
+
+# The browser build against the native binary, answer for answer: the
+# module in Node (test_wasm_module.py), the page in Chromium
+# (test_wasm_page.py), one file per process. Under CI_BUILD=1 a missing
+# Node, Chromium or site fails instead of skipping.
+wasm-test: deps build wasm
+	ARCHIVIST=$(abspath $(EXE)) ARCHIVIST_WEB=$(abspath target/web) \
+	  $(PY) -m pytest -q -n $(JOBS) --dist loadfile engine-tests/test_wasm_*.py
+
+# The browser build beside the native one, in one run (tools/wasm_bench.py):
+# SBOB, Polyglot and YACB probes/s (the same calls, archivist::web natively
+# through examples/web_bench.rs, archivist.js in Node), `bench` nodes/s and
+# the .wasm's size gzipped. Not a test.
+wasm-bench: build wasm
+	python3 tools/wasm_bench.py ./$(EXE) $(dir $(BUILD_OUT))examples/web_bench target/web
 
 # The crate's documentation with its private items (the module docs are
 # maps of their private parts), warnings denied: target/doc/archivist.

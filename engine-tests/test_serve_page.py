@@ -25,27 +25,33 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
-@pytest.fixture
-def browser(tmp_path):
-    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
-        pytest.skip("Debian's chromium and chromium-driver (make deps)")
+def chromium(tmp_path, logs=("performance",)):
+    """Headless Chromium whose every name resolves nowhere but the loopback
+    (the service), logging `logs` (the performance log counts requests)."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                # Every name resolves nowhere but the loopback the service is on.
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                 f"--user-data-dir={tmp_path / 'profile'}"):
         options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    options.set_capability("goog:loggingPrefs", {log: "ALL" for log in logs})
+    return webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+
+
+@pytest.fixture
+def browser(tmp_path):
+    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+        pytest.skip("Debian's chromium and chromium-driver (make deps)")
+    driver = chromium(tmp_path)
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
 
 
 def outside_requests(driver, host):
-    """The URLs of requests the page made anywhere but the service."""
+    """The URLs of requests the page (or its workers) made anywhere but the
+    service."""
     out = []
     for entry in driver.get_log("performance"):
         message = json.loads(entry["message"])["message"]

@@ -4,8 +4,8 @@
 //! search behaviour changes, and commits quote it as `Bench: N`.
 
 use crate::board::Board;
+use crate::clock::Instant;
 use crate::search::{Limits, SearchConfig, Searcher};
-use std::time::Instant;
 
 pub const DEFAULT_DEPTH: i32 = 11;
 

@@ -3,7 +3,8 @@
 //!
 //! * [`format`](mod@format): one module per format on disk, each with its reader,
 //!   writer, validating parser and error enum (Polyglot, YACB, ABK, SBOB and
-//!   its JSON form, SugaR's `.exp`, YACB's learn file), and the Elo scale of
+//!   its JSON form, SBOB's predecessor `openingBook.json` (read only),
+//!   SugaR's `.exp`, YACB's learn file), and the Elo scale of
 //!   analysis that YACB entries carry. Imports the board and the codec, no
 //!   other room.
 //! * [`play`]: a book as the engine and the service see it: opening any

@@ -133,12 +133,19 @@ impl Input {
             Compression::Gzip => {
                 Box::new(BufReader::with_capacity(BUFFER, flate2::bufread::MultiGzDecoder::new(buffered)))
             }
+            #[cfg(feature = "native")]
             Compression::Zstd => {
                 let d = zstd::stream::read::Decoder::with_buffer(buffered).map_err(decoder_err)?;
                 Box::new(BufReader::with_capacity(BUFFER, d))
             }
+            #[cfg(feature = "native")]
             Compression::Bzip2 => {
                 Box::new(BufReader::with_capacity(BUFFER, bzip2::bufread::MultiBzDecoder::new(buffered)))
+            }
+            // The portable core has no C decoders (zstd and bzip2 are C).
+            #[cfg(not(feature = "native"))]
+            Compression::Zstd | Compression::Bzip2 => {
+                return Err(decoder_err(io::Error::new(io::ErrorKind::Unsupported, "not in this build")));
             }
         };
         Ok(Input { reader, compression, source_bytes: count, source_len, name: name.to_string() })

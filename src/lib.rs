@@ -7,11 +7,11 @@
 //!
 //! | layer | modules |
 //! | --- | --- |
-//! | support | `types`; `atomic_file` → `codec` → `spill`; `mapped`, `input`, `ordered`, `logging` |
+//! | support | `types`; `clock`; `atomic_file` → `codec` → `spill`; `mapped`, `input`, `ordered`, `logging` |
 //! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
 //! | knowledge | `eval`, `nnue`, `tt`, `tb`, `book`, `records` |
 //! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
-//! | front | `engine` → `uci` → `cli`; `serve` (the local explorer) → `cli` (every subcommand) |
+//! | front | `engine` → `uci` → `cli`; `serve` (the local explorer) → `cli` (every subcommand); `engine` → `web` (the browser build's calls) |
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -29,7 +29,9 @@ pub mod attacks;
 pub mod bench;
 pub mod board;
 pub mod book;
+#[cfg(feature = "native")]
 pub mod cli;
+pub mod clock;
 pub mod codec;
 pub mod engine;
 pub mod epd;
@@ -46,6 +48,7 @@ pub mod pgn;
 pub mod records;
 pub mod search;
 pub mod selfplay;
+#[cfg(feature = "native")]
 pub mod serve;
 pub mod spill;
 pub mod tb;
@@ -54,4 +57,6 @@ pub mod testdata;
 pub mod train;
 pub mod tt;
 pub mod types;
+#[cfg(feature = "native")]
 pub mod uci;
+pub mod web;

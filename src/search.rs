@@ -20,6 +20,7 @@ pub use thread::{table_line, Outcome, Searcher};
 pub mod time;
 
 use crate::board::Board;
+use crate::clock::Instant;
 use crate::eval::evaluate;
 use crate::nnue::{AccumulatorStack, Network};
 use crate::tt::{Bound, TranspositionTable};
@@ -29,7 +30,6 @@ use params as P;
 use see::see_ge;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
 
 pub const MAX_PLY: usize = 128;
 pub const MATE: i32 = 32_000;

@@ -14,11 +14,13 @@
 //! | `GET /api/analysis?fen=` | what the loaded SFTT holds: depth, bound, score and the line found by walking the table ([`api::analysis`]) |
 //! | `GET /api/analyse?fen=&multipv=` | a live search streamed as server-sent events ([`live`]) |
 //! | `GET /api/info` | what was loaded: books (name, format, entries), tables, the saved table, explorer indexes (shards, games) |
+//! | `GET /web/…` | the files of a static site, the browser build (`--web DIR`; [`web`]) |
 //!
 //! Safe by default: it listens on 127.0.0.1 unless told otherwise; no file
 //! path comes from a request (books are named on the command line and
-//! chosen by name); queries longer than [`MAX_QUERY`] bytes and request
-//! bodies longer than [`MAX_BODY`] are refused; bad FENs and unknown books
+//! chosen by name) but the site's, which stays inside its folder ([`web`]);
+//! queries longer than [`MAX_QUERY`] bytes and request bodies longer than
+//! [`MAX_BODY`] are refused; bad FENs and unknown books
 //! get a 4xx with `{"error": …}`, never a panic. Books, tables and the
 //! saved table are opened once at start through the project's own layers
 //! and shared read-only by every request.
@@ -37,6 +39,7 @@ mod explorer;
 mod lenient;
 pub mod lichess;
 mod live;
+pub mod web;
 
 use crate::book::format::learn;
 use crate::book::play::{self, Book};
@@ -108,6 +111,8 @@ pub struct ServeOptions {
     /// its masters database (`/masters`); each list's shards add up.
     pub lichess: Vec<PathBuf>,
     pub masters: Vec<PathBuf>,
+    /// A static site served under `/web/` ([`web`]).
+    pub web: Option<PathBuf>,
 }
 
 /// Why the service could not start.
@@ -122,6 +127,8 @@ pub enum ServeError {
     HashFile { path: PathBuf, source: crate::tt::persist::SfttError },
     #[error(transparent)]
     HashFileIo(#[from] PathIoError),
+    #[error("--web {}: {reason}", path.display())]
+    Web { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
     Explorer { path: PathBuf, source: crate::book::format::explorer::ExplorerError },
     #[error("listening on {addr}: {source}")]
@@ -157,11 +164,17 @@ pub struct State {
     pub searches: usize,
     pub search_hash_mb: usize,
     pub search_seconds: u64,
+    /// The site's folder, absolute, links resolved (`--web`).
+    pub web: Option<PathBuf>,
 }
 
 impl State {
     /// Opens everything `options` names; fails on the first unreadable file.
     pub fn open(options: &ServeOptions) -> Result<State, ServeError> {
+        let web = match &options.web {
+            Some(path) => Some(web::open_root(path).map_err(|reason| ServeError::Web { path: path.clone(), reason })?),
+            None => None,
+        };
         let mut books: Vec<NamedBook> = Vec::new();
         for path in &options.books {
             let name = book_name(path);
@@ -219,6 +232,7 @@ impl State {
             searches: options.searches.max(1),
             search_hash_mb: options.search_hash_mb.max(1),
             search_seconds: options.search_seconds.max(1),
+            web,
         })
     }
 }
@@ -274,6 +288,9 @@ pub fn router(state: Arc<State>, limits: &Limits) -> Router {
         .route("/api/book", get(api::book))
         .route("/api/analysis", get(api::analysis))
         .route("/api/analyse", get(live::analyse))
+        .route("/web", get(web::redirect))
+        .route("/web/", get(web::index))
+        .route("/web/{*path}", get(web::file))
         .merge(lichess)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -173,19 +173,26 @@ impl TranspositionTable {
     /// Empties every slot, using `threads` threads for large tables.
     pub fn clear(&self, threads: usize) {
         let threads = threads.clamp(1, 64);
-        let chunk = self.buckets.len().div_ceil(threads).max(1);
-        std::thread::scope(|s| {
-            for part in self.buckets.chunks(chunk) {
-                s.spawn(move || {
-                    for b in part {
-                        for slot in &b.slots {
-                            slot.check.store(0, Relaxed);
-                            slot.data.store(0, Relaxed);
-                        }
-                    }
-                });
+        let clear_part = |part: &[Bucket]| {
+            for b in part {
+                for slot in &b.slots {
+                    slot.check.store(0, Relaxed);
+                    slot.data.store(0, Relaxed);
+                }
             }
-        });
+        };
+        if threads == 1 {
+            // No thread of its own: where threads cannot start (the browser
+            // build) one thread clears in place.
+            clear_part(&self.buckets);
+        } else {
+            let chunk = self.buckets.len().div_ceil(threads).max(1);
+            std::thread::scope(|s| {
+                for part in self.buckets.chunks(chunk) {
+                    s.spawn(move || clear_part(part));
+                }
+            });
+        }
         self.generation8.store(0, Relaxed);
     }
 

@@ -492,7 +492,8 @@ pub const LOGISTIC_SCALE: f64 = 400.0;
 /// centipawn values are worth in play.
 #[inline]
 pub fn expected_score(cp: f64) -> f64 {
-    1.0 / (1.0 + (-cp / LOGISTIC_SCALE).exp())
+    // libm's exp, not the platform's: the same bits on every target.
+    1.0 / (1.0 + libm::exp(-cp / LOGISTIC_SCALE))
 }
 
 #[cfg(test)]

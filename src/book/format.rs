@@ -8,7 +8,9 @@
 //! * [`polyglot`] (docs/formats.md#polyglot), read over `memmap2`, with its
 //!   merge and edit; [`yacb`] (docs/formats.md#yacb), the engine's own;
 //!   [`abk`]: Arena's; [`sbob`] (docs/formats.md#sbob) and [`json`], its
-//!   JSON form; [`exp`]: SugaR-family experience files; [`learn`]: results
+//!   JSON form; [`legacy_json`] (docs/formats.md#legacy-json): SBOB's
+//!   predecessor, the old shogi `openingBook.json`, read into [`json`]'s
+//!   model; [`exp`]: SugaR-family experience files; [`learn`]: results
 //!   learned in play beside a YACB book (YACL); [`explorer`]: the opening
 //!   explorer's index (what was played from each position, how it scored,
 //!   by speed, rating group and month, and the games).
@@ -24,6 +26,7 @@ pub mod exp;
 pub mod explorer;
 pub mod json;
 pub mod learn;
+pub mod legacy_json;
 pub mod polyglot;
 pub mod sbob;
 pub mod yacb;

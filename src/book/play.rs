@@ -23,8 +23,8 @@ pub mod select;
 pub mod shelf;
 
 pub use open::{
-    format_from_extension, format_of, input_kind, open, read_head, sniff, text_kind, Book, BookError, BookFormat,
-    InputKind, SNIFF_LEN,
+    format_from_extension, format_of, format_of_bytes, input_kind, open, open_bytes, read_head, sniff, text_kind, Book,
+    BookError, BookFormat, InputKind, SNIFF_LEN,
 };
 
 use crate::board::Board;

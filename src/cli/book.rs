@@ -29,8 +29,15 @@ What each direction keeps and drops:
   sbob -> json           keeps everything; adds piece names and SAN (chess).
   json -> sbob           keeps everything but opening_name and move_notation,
                          which the binary form has no place for (counted).
+  old json -> json       the old openingBook.json (SBOB's predecessor: named
+                         openings of shogi SFENs and \"27\"-style squares) keeps
+                         every position and move, the opening's name as each
+                         move's opening_name, weight 1, evaluation 0; a move
+                         repeated in a position keeps the first opening's
+                         name (counted). To sbob, polyglot or yacb: through json.
   X -> X                 validates and rewrites canonically.
-The input format is told by content (SBOB magic, JSON text, else Polyglot).";
+The input format is told by content (YACB or SBOB magic, ABK signature and
+size, JSON text starting '{', old JSON text starting '[', else Polyglot).";
 
 #[derive(Subcommand, Debug)]
 pub enum BookCommand {
@@ -146,7 +153,7 @@ fn info(path: &Path) -> anyhow::Result<ExitCode> {
 /// What [`Book::len`] counts.
 fn unit(book: &Book) -> &'static str {
     match book {
-        Book::Sbob(_) | Book::Json(_) => "positions",
+        Book::Sbob(_) | Book::Json(_) | Book::LegacyJson(..) => "positions",
         _ => "entries",
     }
 }

@@ -6,8 +6,13 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// See books, tablebases and a saved table by position in a browser.
+/// See books, tablebases and a saved table by position in a browser; with
+/// `--web DIR`, also serve the browser build's site under `/web/`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Every option is optional. `archivist serve --web target/web` serves the browser \
+build's site alone (`make wasm` assembles it): open http://127.0.0.1:9090/web/. Its page opens books \
+from disk, converts and saves them, and runs the engine in the browser; the site cannot run from a \
+file:// address, which loads no module scripts or workers.")]
 pub struct ServeArgs {
     /// A book to show (Polyglot, ABK, YACB; SBOB and JSON are listed as
     /// not playable); repeat for several. Requests choose one by file name.
@@ -50,6 +55,12 @@ pub struct ServeArgs {
     /// Seconds within which a request is answered, or 503.
     #[arg(long, default_value_t = Limits::default().request_seconds)]
     pub request_seconds: u64,
+    /// A folder served as a static site under `/web/` (`/web/` is its
+    /// index.html), such as the browser build in `target/web/`: the page
+    /// runs books, conversions and the engine in the browser itself. Only
+    /// files inside DIR are served; it must be a directory.
+    #[arg(long, value_name = "DIR")]
+    pub web: Option<PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -64,6 +75,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         search_seconds: args.search_seconds,
         lichess: args.lichess,
         masters: args.masters,
+        web: args.web,
         limits: Limits {
             max_connections: args.max_connections,
             header_seconds: args.header_seconds,
@@ -71,9 +83,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             ..Limits::default()
         },
     };
+    let site = options.web.is_some();
     crate::serve::run(&options, |addr| {
         // Tests and scripts read this line to learn the port (`--listen 127.0.0.1:0`).
         println!("listening on http://{addr}/");
+        if site {
+            println!("the site: http://{addr}/web/");
+        }
     })
     .context("archivist serve")?;
     Ok(ExitCode::SUCCESS)

@@ -139,6 +139,15 @@ impl<'a> Reader<'a> {
         self.bytes(n).map(|_| ())
     }
 
+    /// [`Reader::skip`] of a 64-bit length: the same answer on every
+    /// target (a length past a 32-bit `usize` is truncation, named in full).
+    pub fn skip_u64(&mut self, n: u64) -> Result<(), Truncated> {
+        match usize::try_from(n) {
+            Ok(n) => self.skip(n),
+            Err(_) => Err(Truncated { offset: self.pos as u64, needed: n, len: self.bytes.len() as u64 }),
+        }
+    }
+
     /// An unsigned LEB128 varint of at most 10 bytes: 7 bits a byte, low
     /// groups first, the high bit set on every byte but the last. A value
     /// that does not end within 10 bytes, or does not fit in 64 bits, reads

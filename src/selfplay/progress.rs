@@ -65,10 +65,12 @@ impl Progress for Lines {
 }
 
 /// A progress bar for terminals.
+#[cfg(feature = "native")]
 pub struct Bar {
     bar: indicatif::ProgressBar,
 }
 
+#[cfg(feature = "native")]
 impl Bar {
     pub fn new(games: u64) -> Bar {
         let bar = indicatif::ProgressBar::new(games);
@@ -79,6 +81,7 @@ impl Bar {
     }
 }
 
+#[cfg(feature = "native")]
 impl Progress for Bar {
     fn update(&mut self, s: &Snapshot) {
         self.bar.set_length(s.games_target);

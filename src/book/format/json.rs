@@ -258,38 +258,36 @@ fn chess_san(board: &mut Option<Board>, m: &SbobMove) -> Option<String> {
 
 /// The JSON form of an SBOB book: every field, piece names, SAN for chess.
 pub fn from_sbob(book: &SbobBook) -> JsonBook {
-    let positions = book
-        .positions
+    JsonBook { positions: book.positions.iter().map(position_from_sbob).collect() }
+}
+
+/// The JSON form of one SBOB position (its entry in [`from_sbob`]'s book).
+pub fn position_from_sbob(p: &SbobPosition) -> JsonPosition {
+    let game = sbob::game_kind(&p.fen);
+    let mut board = match game {
+        GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
+        _ => None,
+    };
+    let moves = p
+        .moves
         .iter()
-        .map(|p| {
-            let game = sbob::game_kind(&p.fen);
-            let mut board = match game {
-                GameKind::Chess => Board::from_fen(&p.fen, false).ok(),
-                _ => None,
-            };
-            let moves = p
-                .moves
-                .iter()
-                .map(|m| {
-                    let (tr, tc) = m.to_square();
-                    JsonMove {
-                        from: m.from_square().map(|(r, c)| [r, c]),
-                        to: [tr, tc],
-                        piece_type: piece_tag(game, m.piece_type),
-                        is_drop: m.is_drop,
-                        is_promotion: m.is_promotion != 0,
-                        weight: m.weight,
-                        evaluation: m.evaluation,
-                        opening_name: None,
-                        move_notation: chess_san(&mut board, m),
-                        promotion: (m.is_promotion > 1).then(|| piece_tag(game, m.is_promotion)),
-                    }
-                })
-                .collect();
-            JsonPosition { fen: p.fen.clone(), moves }
+        .map(|m| {
+            let (tr, tc) = m.to_square();
+            JsonMove {
+                from: m.from_square().map(|(r, c)| [r, c]),
+                to: [tr, tc],
+                piece_type: piece_tag(game, m.piece_type),
+                is_drop: m.is_drop,
+                is_promotion: m.is_promotion != 0,
+                weight: m.weight,
+                evaluation: m.evaluation,
+                opening_name: None,
+                move_notation: chess_san(&mut board, m),
+                promotion: (m.is_promotion > 1).then(|| piece_tag(game, m.is_promotion)),
+            }
         })
         .collect();
-    JsonBook { positions }
+    JsonPosition { fen: p.fen.clone(), moves }
 }
 
 /// What [`to_sbob`] could not carry over.

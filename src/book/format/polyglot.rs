@@ -296,13 +296,19 @@ pub fn encode(entries: &[PolyglotEntry]) -> Vec<u8> {
 
 /// Writes `entries` in book order (temporary file, sync, rename).
 pub fn write_book(path: &Path, entries: &[PolyglotEntry]) -> Result<(), PolyglotError> {
+    Ok(super::write_atomic(path, &encode_book(entries)?).at(path)?)
+}
+
+/// The image [`write_book`] writes: [`encode`] after every move field is
+/// checked.
+pub fn encode_book(entries: &[PolyglotEntry]) -> Result<Vec<u8>, PolyglotError> {
     for (index, e) in entries.iter().enumerate() {
         if let Err(reason) = check_move_field(e.raw_move) {
             let offset = (index * ENTRY_LEN) as u64;
             return Err(PolyglotError::BadMove { index: index as u64, offset, raw: e.raw_move, reason });
         }
     }
-    Ok(super::write_atomic(path, &encode(entries)).at(path)?)
+    Ok(encode(entries))
 }
 
 #[cfg(test)]

@@ -215,7 +215,7 @@ fn decode_entry(bytes: &[u8], offset: usize) -> Result<(SbobPosition, usize), Sb
     let count = r.u32_le()? as usize;
     // The whole list must be there before anything is allocated for it.
     let mut list = r.clone();
-    r.skip(count.checked_mul(MOVE_LEN).ok_or(r.truncated(usize::MAX))?)?;
+    r.skip_u64(count as u64 * MOVE_LEN as u64)?;
     let moves = (0..count).map(|_| SbobMove::decode(&mut list)).collect::<Result<_, _>>()?;
     Ok((SbobPosition { fen, moves }, r.offset()))
 }
@@ -240,8 +240,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header, SbobError> {
     if !size.is_power_of_two() || size < count {
         return Err(SbobError::BadTableSize { size, count });
     }
-    let table = usize::try_from(size).ok().and_then(|s| s.checked_mul(SLOT_LEN)).ok_or(r.truncated(usize::MAX))?;
-    r.skip(table)?;
+    r.skip_u64(size.saturating_mul(SLOT_LEN as u64))?;
     Ok(Header { count, size: size as usize, table_end: r.offset() })
 }
 
@@ -392,27 +391,36 @@ impl SbobFile {
     }
 
     /// The position whose first four FEN fields match `fen`'s, found through
-    /// the file's hash table.
+    /// the file's hash table in place: one hash of `fen`, one probe sequence
+    /// over the bytes, and no allocation but the answer's FEN and move list.
     pub fn lookup(&self, fen: &str) -> Option<SbobPosition> {
-        let size = Reader::at(&self.bytes, 16).u64_le().ok()? as usize;
+        let bytes = &self.bytes;
+        let size = Reader::at(bytes, 16).u64_le().ok()? as usize;
         let hash = position_hash(fen);
-        let key = position_key(fen);
         let mut i = (hash & (size as u64).wrapping_sub(1)) as usize;
         for _ in 0..size {
-            let (h, offset) = slot(&self.bytes, i);
+            let (h, offset) = slot(bytes, i);
             if (h, offset) == (0, 0) {
                 return None;
             }
             if h == hash {
-                let (p, _) = decode_entry(&self.bytes, offset as usize).ok()?;
-                if position_key(&p.fen) == key {
-                    return Some(p);
+                let mut r = Reader::at(bytes, offset as usize);
+                let stored = r.u32_le().ok().and_then(|n| r.bytes(n as usize).ok());
+                let stored = stored.and_then(|f| std::str::from_utf8(f).ok())?;
+                if same_position(stored, fen) {
+                    return decode_entry(bytes, offset as usize).ok().map(|(p, _)| p);
                 }
             }
             i = (i + 1) % size;
         }
         None
     }
+}
+
+/// Whether two FENs share their first four fields ([`position_key`]'s
+/// comparison, without building the keys).
+fn same_position(a: &str, b: &str) -> bool {
+    a.split_whitespace().take(4).eq(b.split_whitespace().take(4))
 }
 
 // ----- game-specific piece naming and the chess mapping -------------------

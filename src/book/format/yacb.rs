@@ -469,7 +469,14 @@ pub fn header(key_type: &KeyType) -> Vec<u8> {
 /// Sorts, removes duplicates (the higher elo wins; ties keep the first) and
 /// validates `entries`, then writes a book through a temporary file that is
 /// synced and renamed over `path`. Refuses to write an invalid book.
-pub fn write(path: &Path, key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Result<u64, YacbError> {
+pub fn write(path: &Path, key_type: &KeyType, entries: Vec<YacbEntry>) -> Result<u64, YacbError> {
+    let (bytes, count) = encode(key_type, entries)?;
+    crate::book::format::write_atomic(path, &bytes).at(path)?;
+    Ok(count)
+}
+
+/// The book image [`write()`] writes, and its entry count.
+pub fn encode(key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Result<(Vec<u8>, u64), YacbError> {
     for (i, e) in entries.iter().enumerate() {
         let bad = match e.value_type {
             ValueType::Perf => !(0..=PERF_MAX as i32).contains(&e.value),
@@ -499,8 +506,7 @@ pub fn write(path: &Path, key_type: &KeyType, mut entries: Vec<YacbEntry>) -> Re
     for e in &unique {
         bytes.extend_from_slice(&e.encode());
     }
-    crate::book::format::write_atomic(path, &bytes).at(path)?;
-    Ok(unique.len() as u64)
+    Ok((bytes, unique.len() as u64))
 }
 
 #[cfg(test)]

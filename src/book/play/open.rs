@@ -7,6 +7,7 @@
 //! | `YACB`                                      | [YACB](../../docs/formats.md#yacb) |
 //! | `SBOB`                                      | [SBOB](../../docs/formats.md#sbob) |
 //! | `{` and the whole file is UTF-8             | [SBOB's JSON form](../../docs/formats.md#sbob-json) |
+//! | `[` then `{` or `]`, and the whole file is UTF-8 | [the old `openingBook.json`](../../docs/formats.md#legacy-json), SBOB's predecessor (read as SBOB's JSON model; [`legacy_json::looks_like`]) |
 //! | anything else                               | [Polyglot](../../docs/formats.md#polyglot) (it has no header) |
 //!
 //! [`input_kind`] is the one rule for an input that may be a book, a PGN
@@ -23,6 +24,7 @@
 
 use crate::book::format::abk::{self, AbkBook, AbkError};
 use crate::book::format::json::{self, JsonBook, JsonError};
+use crate::book::format::legacy_json::{self, LegacyJsonError, LegacyReport};
 use crate::book::format::polyglot::{PolyglotBook, PolyglotError};
 use crate::book::format::sbob::{self, SbobBook, SbobError};
 use crate::book::format::yacb::{self, YacbBook, YacbError};
@@ -41,6 +43,8 @@ pub enum BookFormat {
     Json,
     Yacb,
     Abk,
+    /// The old `openingBook.json` (read only).
+    LegacyJson,
 }
 
 impl BookFormat {
@@ -52,6 +56,7 @@ impl BookFormat {
             BookFormat::Json => "JSON",
             BookFormat::Yacb => "YACB",
             BookFormat::Abk => "ABK",
+            BookFormat::LegacyJson => "old JSON (openingBook.json)",
         }
     }
 }
@@ -64,6 +69,7 @@ impl fmt::Display for BookFormat {
             BookFormat::Json => "json",
             BookFormat::Yacb => "yacb",
             BookFormat::Abk => "abk",
+            BookFormat::LegacyJson => "legacy-json",
         })
     }
 }
@@ -86,6 +92,15 @@ pub enum BookError {
     Json(#[from] JsonError),
     #[error(transparent)]
     Abk(#[from] AbkError),
+    /// Boxed: its messages carry the opening, the FEN and the square.
+    #[error(transparent)]
+    LegacyJson(Box<LegacyJsonError>),
+}
+
+impl From<LegacyJsonError> for BookError {
+    fn from(e: LegacyJsonError) -> BookError {
+        BookError::LegacyJson(Box::new(e))
+    }
 }
 
 /// An opened and fully validated book.
@@ -96,6 +111,9 @@ pub enum Book {
     Sbob(SbobBook),
     Json(JsonBook),
     Abk(AbkBook),
+    /// The old `openingBook.json`, as SBOB's JSON model (opening names in
+    /// each move's `opening_name`), with what its reading merged.
+    LegacyJson(JsonBook, LegacyReport),
 }
 
 impl Book {
@@ -106,10 +124,11 @@ impl Book {
             Book::Sbob(_) => BookFormat::Sbob,
             Book::Json(_) => BookFormat::Json,
             Book::Abk(_) => BookFormat::Abk,
+            Book::LegacyJson(..) => BookFormat::LegacyJson,
         }
     }
 
-    /// Entries (YACB, Polyglot, ABK) or positions (SBOB, JSON).
+    /// Entries (YACB, Polyglot, ABK) or positions (SBOB, JSON, old JSON).
     pub fn len(&self) -> usize {
         match self {
             Book::Yacb(b) => b.len(),
@@ -117,6 +136,7 @@ impl Book {
             Book::Sbob(b) => b.positions.len(),
             Book::Json(b) => b.positions.len(),
             Book::Abk(b) => b.len(),
+            Book::LegacyJson(b, _) => b.positions.len(),
         }
     }
 
@@ -143,6 +163,9 @@ pub fn sniff(head: &[u8]) -> BookFormat {
     }
     if head.starts_with(sbob::MAGIC) {
         return BookFormat::Sbob;
+    }
+    if legacy_json::looks_like(head) {
+        return BookFormat::LegacyJson;
     }
     let text_start = head.iter().position(|b| !b.is_ascii_whitespace());
     let utf8 = match std::str::from_utf8(head) {
@@ -259,23 +282,58 @@ pub fn format_of(path: &Path) -> Result<BookFormat, BookError> {
 pub fn open(path: &Path) -> Result<Book, BookError> {
     let io = |source| BookError::Io(PathIoError::new(path, source));
     Ok(match format_of(path)? {
-        BookFormat::Abk => Book::Abk(AbkBook::open(path)?),
         BookFormat::Yacb => {
             let book = YacbBook::open(path)?;
             book.verify()?;
             Book::Yacb(book)
         }
         BookFormat::Polyglot => Book::Polyglot(PolyglotBook::open(path)?),
-        BookFormat::Sbob => Book::Sbob(sbob::parse(&std::fs::read(path).map_err(io)?)?),
-        BookFormat::Json => {
-            let bytes = std::fs::read(path).map_err(io)?;
-            match String::from_utf8(bytes) {
-                Ok(text) => Book::Json(json::parse(&text)?),
-                // `{` then binary further on: a Polyglot book whose first key
-                // byte happens to be 0x7B.
-                Err(e) => Book::Polyglot(PolyglotBook::from_bytes(e.into_bytes())?),
-            }
+        format => decode(format, std::fs::read(path).map_err(io)?)?,
+    })
+}
+
+/// The format of a whole book image `bytes`, as [`format_of`] tells a
+/// file's: `name` is the file's name when it has one (an `.abk` name tells
+/// ABK).
+pub fn format_of_bytes(bytes: &[u8], name: Option<&Path>) -> BookFormat {
+    if name.and_then(format_from_extension) == Some(BookFormat::Abk) || abk_content(bytes, bytes.len() as u64) {
+        return BookFormat::Abk;
+    }
+    sniff(&bytes[..bytes.len().min(SNIFF_LEN)])
+}
+
+/// [`open`] for a book image in memory (a file a browser read, a test's
+/// bytes): the same format rules ([`format_of_bytes`]), the same validation
+/// and the same errors.
+pub fn open_bytes(bytes: Vec<u8>, name: Option<&Path>) -> Result<Book, BookError> {
+    decode(format_of_bytes(&bytes, name), bytes)
+}
+
+/// Validates and decodes a whole book image of a known format.
+fn decode(format: BookFormat, bytes: Vec<u8>) -> Result<Book, BookError> {
+    Ok(match format {
+        BookFormat::Abk => Book::Abk(AbkBook::parse(&bytes)?),
+        BookFormat::Yacb => {
+            let book = YacbBook::from_vec(bytes)?;
+            book.verify()?;
+            Book::Yacb(book)
         }
+        BookFormat::Polyglot => Book::Polyglot(PolyglotBook::from_bytes(bytes)?),
+        BookFormat::Sbob => Book::Sbob(sbob::parse(&bytes)?),
+        BookFormat::Json => match String::from_utf8(bytes) {
+            Ok(text) => Book::Json(json::parse(&text)?),
+            // `{` then binary further on: a Polyglot book whose first key
+            // byte happens to be 0x7B.
+            Err(e) => Book::Polyglot(PolyglotBook::from_bytes(e.into_bytes())?),
+        },
+        BookFormat::LegacyJson => match String::from_utf8(bytes) {
+            Ok(text) => {
+                let (book, report) = legacy_json::parse(&text)?;
+                Book::LegacyJson(book, report)
+            }
+            // `[{` then binary further on: a Polyglot book (first key byte 0x5B).
+            Err(e) => Book::Polyglot(PolyglotBook::from_bytes(e.into_bytes())?),
+        },
     })
 }
 

@@ -7,6 +7,8 @@
 //! | SBOB/JSON → Polyglot | chess positions (key from the FEN) and their legal moves; weight clamped to 1..=65535 (0 becomes 1) | evaluation, opening names, notations; learn is 0; non-chess or unparsable FENs and moves that are not legal there (counted) |
 //! | SBOB → JSON       | everything (plus piece names and SAN for chess) | nothing |
 //! | JSON → SBOB       | everything else | `opening_name`, `move_notation` (counted; SAN is derived again on the way back) |
+//! | old JSON → JSON   | every position and move (see [`crate::book::format::legacy_json`]), the opening's name as each move's `opening_name`; weight 1, evaluation 0 | a move repeated in a position (counted: the first opening's name is kept) |
+//! | old JSON → SBOB/Polyglot/YACB | as old JSON → JSON → that format (shogi positions are not chess: Polyglot and YACB keep none of them) | as those steps |
 //! | YACB → SBOB/JSON/Polyglot | positions reached from the roots through best moves and through any legal move into a position the book knows (any key type); each one's best move (weight 1) with its value as the evaluation in centipawns, white's view (perf% and DTZ/DTM turned into centipawns) | elo, bound, source, value type; entries never reached and best moves not legal where reached (counted) |
 //! | SBOB/JSON/Polyglot → YACB | one entry per chess position: engine key, the heaviest legal move as best move, its evaluation as the value (cp, exact, source "other", elo −2000: the analysis behind it is unknown) | every other move and all weights; opening names, notations; non-chess positions (counted) |
 //! | ABK → Polyglot/YACB | see [`crate::book::format::abk`]: positions replayed from the start position, lines that transpose merged | illegal moves with their lines, entries no link reaches (both counted) |
@@ -21,9 +23,11 @@ use crate::book::format::abk::{self, AbkBook};
 use crate::book::format::json;
 use crate::book::format::polyglot::{self, PolyglotBook, PolyglotEntry};
 use crate::book::format::sbob::{self, SbobBook, SbobPosition};
+use crate::book::format::write_atomic;
 use crate::book::format::yacb::{self, BoundType, Elo, KeyType, Source, ValueType, YacbBook, YacbEntry};
 use crate::book::format::{same_move, score_to_cp, UNKNOWN_ELO};
 use crate::book::play::{Book, BookError, BookFormat};
+use crate::codec::IoAt;
 use std::fmt;
 use std::path::Path;
 use thiserror::Error;
@@ -70,6 +74,9 @@ pub struct Report {
     pub evaluations_dropped: usize,
     pub opening_names_dropped: usize,
     pub notations_dropped: usize,
+    /// Old JSON input: moves listed again (under a second opening or the
+    /// same one) merged into the first, whose opening name is kept.
+    pub duplicate_moves: usize,
 }
 
 impl Report {
@@ -81,6 +88,7 @@ impl Report {
             unreachable_entries: self.unreachable_entries,
             opening_names_dropped: self.opening_names_dropped,
             notations_dropped: self.notations_dropped,
+            duplicate_moves: self.duplicate_moves,
             ..second
         }
     }
@@ -98,6 +106,7 @@ impl fmt::Display for Report {
             (self.evaluations_dropped, "evaluations dropped"),
             (self.opening_names_dropped, "opening names dropped"),
             (self.notations_dropped, "move notations dropped"),
+            (self.duplicate_moves, "repeated moves merged (the first opening's name kept)"),
         ];
         for (n, what) in notes {
             if n > 0 {
@@ -249,11 +258,34 @@ pub fn sbob_to_yacb(book: &SbobBook) -> (Vec<YacbEntry>, Report) {
     (entries, report)
 }
 
-/// Converts the book at `input` into `to` at `output`. `roots` are the walk's
+/// Converts the book at `input` into `to` at `output` (written through a
+/// synced temporary file, see [`write_atomic`]). `roots` are the walk's
 /// starting positions for Polyglot and YACB input (the start position when
 /// empty); ABK input converts to Polyglot or YACB only, from its own root.
 pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> Result<Report, ConvertError> {
     let loaded = crate::book::play::open(input).map_err(reading(input))?;
+    let (bytes, report) = convert_book(loaded, to, roots, Names { input, output })?;
+    write_atomic(output, &bytes).at(output).map_err(writing(output))?;
+    Ok(report)
+}
+
+/// The names a conversion's errors give its input and output.
+#[derive(Clone, Copy, Debug)]
+pub struct Names<'a> {
+    pub input: &'a Path,
+    pub output: &'a Path,
+}
+
+/// [`convert`] in memory: the bytes `convert` writes for `loaded` (opened
+/// by [`crate::book::play::open`] or [`crate::book::play::open_bytes`]) and
+/// its report. Errors name the input and output as `names` says.
+pub fn convert_book(
+    loaded: Book,
+    to: BookFormat,
+    roots: &[Board],
+    names: Names<'_>,
+) -> Result<(Vec<u8>, Report), ConvertError> {
+    let Names { input, output } = names;
     let rooted = !roots.is_empty();
     let default_roots = [Board::startpos()];
     let roots = if roots.is_empty() { &default_roots[..] } else { roots };
@@ -265,8 +297,8 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
             report.from = Some(BookFormat::Yacb);
             report.positions = entries.len();
             report.moves = entries.iter().filter(|e| !e.best_move.is_none()).count();
-            yacb::write(output, book.key_type(), entries).map_err(writing(output))?;
-            return Ok(report);
+            let (bytes, _) = yacb::encode(book.key_type(), entries).map_err(writing(output))?;
+            return Ok((bytes, report));
         }
         Book::Yacb(book) => {
             let (b, r) = yacb_to_sbob(&book, roots);
@@ -275,12 +307,11 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
         }
         Book::Polyglot(book) if to == BookFormat::Polyglot => {
             let entries: Vec<PolyglotEntry> = book.iter().collect();
-            polyglot::write_book(output, &entries).map_err(writing(output))?;
             report.from = Some(BookFormat::Polyglot);
             report.positions =
                 entries.windows(2).filter(|w| w[0].key != w[1].key).count() + usize::from(!entries.is_empty());
             report.moves = entries.len();
-            return Ok(report);
+            return Ok((polyglot::encode_book(&entries).map_err(writing(output))?, report));
         }
         Book::Polyglot(book) => {
             let (b, r) = polyglot_to_sbob(&book, roots);
@@ -293,14 +324,26 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
         }
         Book::Json(j) => {
             if to == BookFormat::Json {
-                json::write(output, &j).map_err(writing(output))?;
                 report.from = Some(BookFormat::Json);
                 report.positions = j.positions.len();
                 report.moves = j.positions.iter().map(|p| p.moves.len()).sum();
-                return Ok(report);
+                return Ok((json::to_string(&j).into_bytes(), report));
             }
             let (b, dropped) = json::to_sbob(&j).map_err(reading(input))?;
             report.from = Some(BookFormat::Json);
+            report.opening_names_dropped = dropped.opening_names;
+            report.notations_dropped = dropped.move_notations;
+            b
+        }
+        Book::LegacyJson(j, legacy) => {
+            report.from = Some(BookFormat::LegacyJson);
+            report.duplicate_moves = legacy.duplicate_moves;
+            if to == BookFormat::Json {
+                report.positions = j.positions.len();
+                report.moves = j.positions.iter().map(|p| p.moves.len()).sum();
+                return Ok((json::to_string(&j).into_bytes(), report));
+            }
+            let (b, dropped) = json::to_sbob(&j).map_err(reading(input))?;
             report.opening_names_dropped = dropped.opening_names;
             report.notations_dropped = dropped.move_notations;
             b
@@ -310,58 +353,58 @@ pub fn convert(input: &Path, output: &Path, to: BookFormat, roots: &[Board]) -> 
     match to {
         BookFormat::Yacb => {
             let (entries, r) = sbob_to_yacb(&sbob_book);
-            yacb::write(output, &KeyType::Engine, entries).map_err(writing(output))?;
-            Ok(report.then(r))
+            let (bytes, _) = yacb::encode(&KeyType::Engine, entries).map_err(writing(output))?;
+            Ok((bytes, report.then(r)))
         }
         BookFormat::Polyglot => {
             let (entries, r) = sbob_to_polyglot(&sbob_book);
-            polyglot::write_book(output, &entries).map_err(writing(output))?;
-            Ok(report.then(r))
+            Ok((polyglot::encode_book(&entries).map_err(writing(output))?, report.then(r)))
         }
-        BookFormat::Abk => Err(ConvertError::Unsupported("books are not converted to ABK".to_string())),
+        BookFormat::Abk | BookFormat::LegacyJson => {
+            Err(ConvertError::Unsupported(format!("books are not converted to {}", to.title())))
+        }
         BookFormat::Sbob | BookFormat::Json => {
             if !matches!(report.from, Some(BookFormat::Polyglot | BookFormat::Yacb)) {
                 report.positions = sbob_book.positions.len();
                 report.moves = sbob_book.positions.iter().map(|p| p.moves.len()).sum();
             }
-            if to == BookFormat::Sbob {
-                sbob::write(output, &sbob_book).map_err(writing(output))?;
+            let bytes = if to == BookFormat::Sbob {
+                sbob::encode(&sbob_book).map_err(writing(output))?
             } else {
-                json::write(output, &json::from_sbob(&sbob_book)).map_err(writing(output))?;
-            }
-            Ok(report)
+                json::to_string(&json::from_sbob(&sbob_book)).into_bytes()
+            };
+            Ok((bytes, report))
         }
     }
 }
 
 /// An ABK book's positions ([`AbkBook::positions`]) as Polyglot or YACB
 /// entries ([`abk::to_polyglot`], [`abk::to_yacb`]).
-fn abk_to(book: &AbkBook, output: &Path, to: BookFormat, rooted: bool) -> Result<Report, ConvertError> {
+fn abk_to(book: &AbkBook, output: &Path, to: BookFormat, rooted: bool) -> Result<(Vec<u8>, Report), ConvertError> {
     if rooted {
         return Err(ConvertError::Unsupported(
             "--root does not apply to ABK books: their tree starts at the start position".to_string(),
         ));
     }
     let (positions, abk) = book.positions();
-    match to {
-        BookFormat::Polyglot => polyglot::write_book(output, &abk::to_polyglot(&positions)).map_err(writing(output))?,
-        BookFormat::Yacb => {
-            yacb::write(output, &KeyType::Engine, abk::to_yacb(&positions)).map_err(writing(output)).map(drop)?
-        }
+    let bytes = match to {
+        BookFormat::Polyglot => polyglot::encode_book(&abk::to_polyglot(&positions)).map_err(writing(output))?,
+        BookFormat::Yacb => yacb::encode(&KeyType::Engine, abk::to_yacb(&positions)).map_err(writing(output))?.0,
         other => {
             return Err(ConvertError::Unsupported(format!(
                 "ABK books convert to polyglot or yacb, not {other}; convert the result further"
             )))
         }
-    }
-    Ok(Report {
+    };
+    let report = Report {
         from: Some(BookFormat::Abk),
         positions: abk.positions,
         moves: abk.moves,
         illegal_moves: abk.illegal_moves,
         unreachable_entries: abk.unreachable_entries,
         ..Report::default()
-    })
+    };
+    Ok((bytes, report))
 }
 
 #[cfg(test)]

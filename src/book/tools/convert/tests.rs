@@ -268,3 +268,57 @@ mod yacb_conversions {
         assert_eq!(format_from_extension(std::path::Path::new("x.yacb")), Some(BookFormat::Yacb));
     }
 }
+
+#[test]
+fn the_old_opening_book_json_is_sniffed_and_converts_to_json_and_sbob() {
+    use crate::book::format::legacy_json::tests::{generated_old_book, SEED_EXAMPLE};
+    let dir = TempDir::new("convert-legacy");
+    // The seed's example: one position, sente's rook-pawn push.
+    let seed = dir.path().join("openingBook.json");
+    std::fs::write(&seed, SEED_EXAMPLE).unwrap();
+    assert_eq!(sniff(SEED_EXAMPLE.as_bytes()), BookFormat::LegacyJson);
+    let out = dir.path().join("seed.json");
+    let r = convert(&seed, &out, BookFormat::Json, &[]).unwrap();
+    assert_eq!((r.from, r.positions, r.moves, r.duplicate_moves), (Some(BookFormat::LegacyJson), 1, 1, 0));
+    let book = json::read(&out).unwrap();
+    let m = &book.positions[0].moves[0];
+    assert_eq!((m.from, m.to, m.opening_name.as_deref()), (Some([6, 1]), [5, 1], Some("Aggressive Rook")));
+    assert_eq!(m.piece_type, json::PieceTag::Name("Pawn".to_string()));
+    // A generated book of over 1,000 moves: to JSON with every name, to
+    // SBOB with every square and piece (names counted as dropped).
+    let (text, positions, legacy) = generated_old_book();
+    let old = dir.path().join("generated.json");
+    std::fs::write(&old, &text).unwrap();
+    let new_json = dir.path().join("new.json");
+    let r = convert(&old, &new_json, BookFormat::Json, &[]).unwrap();
+    assert!(legacy.moves + legacy.duplicate_moves >= 1000);
+    assert_eq!((r.positions, r.moves, r.duplicate_moves), (legacy.positions, legacy.moves, legacy.duplicate_moves));
+    assert!(r.to_string().contains("repeated moves merged"), "{r}");
+    assert_eq!(json::read(&new_json).unwrap().positions, positions);
+    let sbob_out = dir.path().join("new.sbob");
+    let r = convert(&old, &sbob_out, BookFormat::Sbob, &[]).unwrap();
+    assert_eq!((r.positions, r.moves, r.opening_names_dropped), (legacy.positions, legacy.moves, legacy.moves));
+    let back = sbob::read(&sbob_out).unwrap();
+    assert_eq!(back.positions.len(), positions.len());
+    for (b, p) in back.positions.iter().zip(&positions) {
+        assert_eq!(b.fen, p.fen);
+        let squares: Vec<_> = b.moves.iter().map(|m| (m.from_square(), m.to_square(), m.piece_type)).collect();
+        let want: Vec<_> = p
+            .moves
+            .iter()
+            .map(|m| {
+                let piece = match &m.piece_type {
+                    json::PieceTag::Name(n) => sbob::piece_number(sbob::GameKind::Shogi, n).unwrap(),
+                    json::PieceTag::Number(n) => *n,
+                };
+                (m.from.map(|[r, c]| (r, c)), (m.to[0], m.to[1]), piece)
+            })
+            .collect();
+        assert_eq!(squares, want, "{}", b.fen);
+    }
+    // Nothing converts to the old format.
+    assert!(matches!(
+        convert(&old, &dir.path().join("x.json"), BookFormat::LegacyJson, &[]),
+        Err(ConvertError::Unsupported(_))
+    ));
+}
