@@ -38,7 +38,7 @@ ELO1 ?= 5
 CONCURRENCY ?= 2
 OPENINGS ?= engine-tests/openings/balanced-3000.epd
 
-.PHONY: wasm wasm-test wasm-bench binding-match serve serve-bench explorer-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
+.PHONY: data-keep wasm wasm-test wasm-bench binding-match serve serve-bench explorer-bench doc lint-benches data-status datagen datagen-stop all build run test sprt sprt-selftest unit-test engine-test lint bench-check debug-game debug-test ci bench records-bench perft-bench smp-bench smp-match net-gauntlet net-gauntlet-resume resume-bench sftt-bench tb-bench book-interchange-bench selfplay-bench book-bench nnue-bench train-bench book-build-bench book elo-ladder deps gauntlet-deps gauntlet clean
 
 all: build
 
@@ -227,6 +227,12 @@ datagen:
 
 datagen-stop:
 	@python3 tools/data.py stop
+
+# Complete record files copied into data/<bench>/ to be committed (their run
+# log gains the commits, bench and FNV-1a); the recipe never plays a kept
+# file's seed again.
+data-keep:
+	@python3 tools/data.py keep
 
 # The opening explorer (issue 64) beside `book build --max-ply 50` on the
 # same generated input (examples/explorer_games, EXPLORER_BENCH_GAMES games,

@@ -21,6 +21,8 @@ def env_for(exe, data_dir):
         "ARCHIVIST_DATAGEN_FILES": "2",
         "ARCHIVIST_DATAGEN_SOFT_NODES": "300",
         "ARCHIVIST_DATAGEN_THREADS": "1",
+        # Not the repository's data/: its kept files would be skipped.
+        "ARCHIVIST_KEPT": str(data_dir / "kept"),
     })
     return env
 
@@ -80,3 +82,42 @@ def test_datagen_resumes_and_never_plays_a_game_twice(exe, tmp_path):
     for f in files:
         assert f.name in status.stdout
         assert "10 games" in status.stdout.split(f.name)[1].split("\n")[0]
+
+
+def test_kept_records_carry_their_build_and_checksum_and_are_never_played_again(exe, tmp_path):
+    """`data.py keep` copies complete files into the repository's data/
+    (ARCHIVIST_KEPT here), their run log gaining commit, bench and FNV-1a;
+    a new machine's recipe skips what is kept, so no seed is played twice."""
+    kept = tmp_path / "kept"
+    (tmp_path / "machine1").mkdir()
+    env = env_for(exe, tmp_path / "machine1")
+    env.update({"ARCHIVIST_DATAGEN_FILES": "1", "ARCHIVIST_DATAGEN_GAMES": "4", "ARCHIVIST_KEPT": str(kept)})
+    done = subprocess.run([sys.executable, DATA_PY, "gen", "--foreground"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [made] = record_files(tmp_path / "machine1")
+    out = subprocess.run([sys.executable, DATA_PY, "keep"], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    copy = kept / made.parent.name / made.name
+    assert copy.read_bytes() == made.read_bytes()
+    info = json.loads(copy.with_name(made.name + ".runs.json").read_text())["kept"]
+    h = 0xcbf29ce484222325
+    for b in made.read_bytes():
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    assert info["fnv1a64"] == f"{h:#018x}"
+    assert (info["bench"], info["games"]) == (int(made.parent.name), 4)
+    # Kept again: nothing new.
+    again = subprocess.run([sys.executable, DATA_PY, "keep"], env=env, cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+    assert "0 file(s) kept" in again.stdout, again.stdout
+    # A new machine: the kept file's seed is not played again.
+    env2 = dict(env, ARCHIVIST_DATA=str(tmp_path / "machine2"))
+    (tmp_path / "machine2").mkdir()
+    fresh = subprocess.run([sys.executable, DATA_PY, "gen", "--foreground"], env=env2, cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert record_files(tmp_path / "machine2") == []
+    status = subprocess.run([sys.executable, DATA_PY, "status"], env=env2, cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert made.name in status.stdout and "kept in the repository" in status.stdout, status.stdout

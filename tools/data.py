@@ -28,7 +28,13 @@ the work tree -- and then plays the recipe in the background at nice 19.
 `status` lists every file with its games, positions, the builds that
 played it (from its run log) and which committed checkpoint
 (nets/*.ckpt.json) read it, and what the recipe still wants. `stop` ends
-the background job (the games in progress are dropped).
+the background job (the games in progress are dropped). `keep` copies the
+complete files into the repository's data/<bench>/ (ARCHIVIST_KEPT in
+tests) to be committed, since a machine's records are lost when the
+machines are replaced: each with its run log, whose .runs.json gains
+"kept" (commits, bench, games, positions, bytes, FNV-1a). `status` lists
+the kept files too, and `gen` skips a kept file's seed, so a new machine
+never plays those games again.
 """
 
 import argparse
@@ -36,6 +42,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -44,6 +51,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.abspath(os.path.expanduser(os.environ.get("ARCHIVIST_DATA", "~/archivist-data")))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
+# Records kept in the repository (`keep`): data/<bench>/<file> with its
+# .runs.json (plus what `keep` adds: commit, bench, FNV-1a) and run log.
+KEPT = os.path.abspath(os.environ.get("ARCHIVIST_KEPT", os.path.join(ROOT, "data")))
 
 # The recipe. The environment may shrink it for tests (never for real data:
 # the files' names do not say the settings, their .runs.json does).
@@ -178,6 +188,9 @@ def generate(commit):
     genfens = os.path.join(out_dir, f"genfens-{bench}.epd")
     for k in range(1, FILES + 1):
         path = os.path.join(out_dir, file_name(bench, k))
+        if os.path.exists(os.path.join(KEPT, str(bench), file_name(bench, k))):
+            # Kept in the repository (complete): its seed's games exist.
+            continue
         cmd = [exe, "selfplay", "--out", path, "--seed", str(seed_of(bench, k)), "--fill", str(FILE_GAMES),
                *SETTINGS, "--threads", str(THREADS)]
         if k % 3 == 0:
@@ -272,6 +285,8 @@ def cmd_status(_args):
     pid = running_pid()
     print(f"datagen: {'running, pid %d' % pid if pid else 'not running'}")
     dirs = [(SHARED, "shared (read-only)")] if os.path.isdir(SHARED) else []
+    dirs += [(d, f"kept in the repository (bench {os.path.basename(d)})")
+             for d in sorted(glob.glob(os.path.join(KEPT, "*"))) if os.path.isdir(d)]
     dirs += [(d, None) for d in sorted(glob.glob(os.path.join(DATA, "records", "*")))]
     total_games = total_positions = 0
     unread = []
@@ -343,6 +358,60 @@ def cmd_status(_args):
     return 0
 
 
+def cmd_keep(_args):
+    """Copies every complete record file of ARCHIVIST_DATA not yet kept
+    into data/<bench>/ with its run log, its .runs.json gaining a "kept"
+    object (the commits that played it, bench, games, positions, FNV-1a).
+    A file kept before whose bytes differ now is reported, not copied
+    again (a file grown and committed twice is stored twice)."""
+    exe = any_binary()
+    if not exe:
+        print("no binary under ARCHIVIST_DATA/bin to count games with: run `make datagen` first", file=sys.stderr)
+        return 1
+    pid = running_pid()
+    kept = 0
+    for d in sorted(glob.glob(os.path.join(DATA, "records", "*"))):
+        bench = os.path.basename(d)
+        for path in sorted(glob.glob(os.path.join(d, "*.bin"))):
+            base = os.path.basename(path)
+            counted = verify(exe, path)
+            try:
+                with open(path + ".runs.json") as f:
+                    runs = json.load(f)
+            except (OSError, ValueError):
+                print(f"  {base}: no readable .runs.json, left")
+                continue
+            live = pid is not None and any(r.get("status") == "running" for r in runs.get("runs", []))
+            if not counted or counted[0] < FILE_GAMES or live:
+                continue
+            target = os.path.join(KEPT, bench, base)
+            digest = fnv1a64(path)
+            if os.path.exists(target):
+                if fnv1a64(target) != digest:
+                    print(f"  {base}: kept before with other bytes; not copied again")
+                continue
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            commits = []
+            for r in runs.get("runs", []):
+                c = build_in_command(r.get("command", ""))
+                if c and c not in commits:
+                    commits.append(c)
+            runs["kept"] = {"commits": commits, "bench": int(bench), "games": counted[0],
+                            "positions": counted[1], "bytes": os.path.getsize(path), "fnv1a64": digest}
+            for src, dst in ((path, target), (path[:-4] + ".log", target[:-4] + ".log")):
+                if os.path.exists(src):
+                    shutil.copyfile(src, dst + ".tmp")
+                    os.replace(dst + ".tmp", dst)
+            with open(target + ".runs.json.tmp", "w") as f:
+                json.dump(runs, f, indent=2)
+                f.write("\n")
+            os.replace(target + ".runs.json.tmp", target + ".runs.json")
+            kept += 1
+            print(f"  kept {os.path.relpath(target, ROOT)}: {counted[0]} games, {counted[1]} positions, {digest}")
+    print(f"{kept} file(s) kept in {os.path.relpath(KEPT, ROOT)}/; commit them (git add data/)")
+    return 0
+
+
 def cmd_rows(args):
     """Markdown rows for nets/README.md's checkpoint table, one per leg."""
     with open(args.ledger) as f:
@@ -374,6 +443,7 @@ def main():
     g.add_argument("--commit", help=argparse.SUPPRESS)
     sub.add_parser("status", help="what is there, and what the recipe still wants")
     sub.add_parser("stop", help="stop the background generation")
+    sub.add_parser("keep", help="copy complete record files into data/ (the repository) to be committed")
     r = sub.add_parser("rows", help="nets/README.md table rows from a checkpoint ledger")
     r.add_argument("ledger")
     b = sub.add_parser("binary", help="the release binary of a commit (built from git archive once); prints its path")
@@ -394,6 +464,8 @@ def main():
         return cmd_gen(args)
     if args.cmd == "stop":
         return cmd_stop(args)
+    if args.cmd == "keep":
+        return cmd_keep(args)
     if args.cmd == "rows":
         return cmd_rows(args)
     return cmd_status(args)
