@@ -489,6 +489,8 @@ def test_init_and_misuse_follow_the_module_contract(node):
     assert m["bad_fen_search"] == {"error": "bad FEN 'not a fen': expected 4 to 6 fields, found 3", "name": "Error"}
     assert m["bad_fen_moves"]["name"] == "Error" and m["bad_fen_moves"]["error"].startswith("bad FEN '8/8/8/8 w - -': ")
     assert m["empty_fen_moves"]["name"] == "Error"
+    assert m["non_ascii_fen"] == {"error": "bad FEN '8/8/8/8/8/8/8/K6k w - - 0 1 é': expected 4 to 6 fields, found 7",
+                                  "name": "Error"}, m["non_ascii_fen"]
     assert m["bad_to"] == {"error": "cannot convert to 'pgn': sbob, json, polyglot or yacb", "name": "Error"}
     assert m["not_bytes"]["name"] == "TypeError"
     assert m["closed_book"] == {"error": "archivist: the book is closed", "name": "Error"}

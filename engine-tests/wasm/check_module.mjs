@@ -170,6 +170,8 @@ function misuse() {
     negative_limit: () => archivist.search(START_FEN, { depth: -1 }),
     bad_fen_search: () => archivist.search('not a fen', { depth: 2 }),
     bad_fen_moves: () => archivist.moves('8/8/8/8 w - -'),
+    // Not ASCII: the string goes through TextEncoder's copy, not encodeInto.
+    non_ascii_fen: () => archivist.moves('8/8/8/8/8/8/8/K6k w - - 0 1 é'),
     empty_fen_moves: () => archivist.moves(''),
     bad_to: () => archivist.convert(readFileSync(path.join(here, '..', 'data', 'sbob_golden.sbob')), 'pgn'),
     empty_book: () => archivist.openBook(new Uint8Array(0)),

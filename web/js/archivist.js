@@ -61,6 +61,13 @@ function put(w, bytes) {
 
 function putString(w, text) {
   if (typeof text !== 'string') throw new TypeError(`archivist: expected a string, got ${typeof text}`);
+  // ASCII (every FEN): encoded straight into the module's memory, one
+  // byte a character; anything else through a copy.
+  const n = text.length;
+  const ptr = w.arch_alloc(n);
+  const { read, written } = encoder.encodeInto(text, view(w, ptr, n));
+  if (read === n && written === n) return [ptr, n];
+  w.arch_free(ptr, n);
   return put(w, encoder.encode(text));
 }
 

@@ -5,6 +5,7 @@
 //! | export | arguments | returns | result text / bytes |
 //! |---|---|---|---|
 //! | `arch_alloc` | `len` | a pointer to `len` bytes for the caller to fill | |
+//! | `arch_free` | `ptr, len` | nothing (frees a block no call took over) | |
 //! | `arch_book_open` | `ptr, len` (the book), `ptr, len` (its file name, empty when unknown) | a handle > 0, or 0 on error | the error's message |
 //! | `arch_book_format` | `handle` | 1, or −1 for an unknown handle | the format's name |
 //! | `arch_book_probe` | `handle, ptr, len` (the FEN) | 1 answer, 0 null, −1 error | JSON answer or message |
@@ -68,6 +69,12 @@ fn take_string(ptr: *mut u8, len: usize) -> String {
 #[no_mangle]
 pub extern "C" fn arch_alloc(len: usize) -> *mut u8 {
     Box::into_raw(vec![0u8; len].into_boxed_slice()).cast::<u8>()
+}
+
+/// Frees a block from [`arch_alloc`] that no call took over.
+#[no_mangle]
+pub extern "C" fn arch_free(ptr: *mut u8, len: usize) {
+    drop(take(ptr, len));
 }
 
 #[no_mangle]
