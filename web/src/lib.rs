@@ -59,6 +59,25 @@ fn take(ptr: *mut u8, len: usize) -> Vec<u8> {
     unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }.into_vec()
 }
 
+/// A call's JSON answer (1) or its error's message (−1) as the result.
+fn reply_json<T: serde::Serialize>(answer: Result<T, web::WebError>) -> i32 {
+    match answer {
+        Ok(answer) => {
+            set_result(serde_json::to_string(&answer).unwrap_or_default());
+            1
+        }
+        Err(e) => {
+            set_result(e.to_string());
+            -1
+        }
+    }
+}
+
+/// [`take_string`] of a file name: `None` when empty (unknown).
+fn take_name(ptr: *mut u8, len: usize) -> Option<String> {
+    Some(take_string(ptr, len)).filter(|n| !n.is_empty())
+}
+
 /// [`take`] as text (kept in place when it is UTF-8, as JavaScript's
 /// `TextEncoder` always writes).
 fn take_string(ptr: *mut u8, len: usize) -> String {
@@ -99,8 +118,8 @@ pub extern "C" fn arch_bytes_len() -> usize {
 
 #[no_mangle]
 pub extern "C" fn arch_book_open(ptr: *mut u8, len: usize, name_ptr: *mut u8, name_len: usize) -> u32 {
-    let name = take_string(name_ptr, name_len);
-    match WebBook::open(take(ptr, len), Some(name.as_str()).filter(|n| !n.is_empty())) {
+    let name = take_name(name_ptr, name_len);
+    match WebBook::open(take(ptr, len), name.as_deref()) {
         Ok(book) => STATE.with(|s| {
             let mut s = s.borrow_mut();
             let handle = s.next_handle;
@@ -170,8 +189,8 @@ pub extern "C" fn arch_convert(
 ) -> i32 {
     let bytes = take(ptr, len);
     let to = take_string(to_ptr, to_len);
-    let name = take_string(name_ptr, name_len);
-    match web::convert(bytes, &to, Some(name.as_str()).filter(|n| !n.is_empty())) {
+    let name = take_name(name_ptr, name_len);
+    match web::convert(bytes, &to, name.as_deref()) {
         Ok((out, report)) => {
             STATE.with(|s| {
                 let mut s = s.borrow_mut();
@@ -206,30 +225,12 @@ pub extern "C" fn arch_search(ptr: *mut u8, len: usize, kind: u32, value: f64) -
         // `ptr` during the call, while `text` is alive.
         unsafe { info(text.as_ptr(), text.len()) }
     };
-    match web::search(&fen, limit, post) {
-        Ok(answer) => {
-            set_result(serde_json::to_string(&answer).unwrap_or_default());
-            1
-        }
-        Err(e) => {
-            set_result(e.to_string());
-            -1
-        }
-    }
+    reply_json(web::search(&fen, limit, post))
 }
 
 #[no_mangle]
 pub extern "C" fn arch_moves(ptr: *mut u8, len: usize) -> i32 {
-    match web::moves(&take_string(ptr, len)) {
-        Ok(moves) => {
-            set_result(serde_json::to_string(&moves).unwrap_or_default());
-            1
-        }
-        Err(e) => {
-            set_result(e.to_string());
-            -1
-        }
-    }
+    reply_json(web::moves(&take_string(ptr, len)))
 }
 
 #[no_mangle]
