@@ -24,7 +24,10 @@ says so when that input already differs.
 
 Compared: the exit status; stdout and stderr with the timing figures masked
 (STREAM_MASKS), a stdout that is JSON (one document, or one per line)
-compared parsed, so that key order may change; every file a step creates
+compared parsed, so that key order may change; the explorer's answers
+(`serve` asked a fixed list of /lichess, /masters and /player queries over
+indexes built from 2,000 generated Lichess-shaped games) compared parsed,
+status and body; every file a step creates
 (the self-play run log and a training leg's ledger with their command
 line and clock fields masked, RUNLOG_MASKS and LEDGER_MASKS). Inputs no file of the repository holds are written into
 each run's directory first (INPUTS: an ABK book from Arena's documented
@@ -88,7 +91,7 @@ def abk_book():
 
 
 # Files written into each run's directory before the steps.
-INPUTS = {"golden.abk": abk_book}
+INPUTS = {"golden.abk": abk_book, "lichess.pgn": lambda: lichess_pgn()}
 # Steps that must fail (their exit status and message are compared).
 FAILING = set()
 
@@ -174,6 +177,7 @@ def steps():
          [], None),
         ("tb probe --moves", ["tb", "probe", "--path", SYZYGY, "--moves", fens[5]], [], None),
         *book_steps(),
+        *explorer_steps(),
         ("train (one short leg)", ["train", "--data", "sp.bin", "--out", "t.nnue", "--hidden", "16",
                                    "--epochs", "2", "--batch", "64", "--buffer", "4096", "--threads", "1",
                                    "--wdl", "0.25", "--skip-plies", "0", "--validation", "sp.bin"],
@@ -183,6 +187,89 @@ def steps():
         *[(f"tune (threads {t})", ["tune", "--data", "sp.bin", "--out", f"w{t}.rs", "--iterations", "30",
                                    "--threads", str(t), "--skip-plies", "0", "--l2", "0.001"], ["selfplay"], None)
           for t in (1, 2)],
+    ]
+
+
+def lichess_pgn():
+    """2,000 games shaped like a Lichess dump (the example `explorer_games`,
+    seed 11), made once: the newest built example, else built here."""
+    global _LICHESS_PGN
+    if _LICHESS_PGN is None:
+        built = [ROOT / "target" / p / "examples" / "explorer_games" for p in ("release", "debug")]
+        built = [b for b in built if os.access(b, os.X_OK)]
+        if not built:
+            subprocess.run(["cargo", "build", "--release", "--example", "explorer_games"], cwd=ROOT, check=True)
+            built = [ROOT / "target" / "release" / "examples" / "explorer_games"]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "g.pgn"
+            subprocess.run([str(max(built, key=lambda b: b.stat().st_mtime)), str(out), "2000", "11"],
+                           check=True, capture_output=True, timeout=300)
+            _LICHESS_PGN = out.read_bytes()
+    return _LICHESS_PGN
+
+
+_LICHESS_PGN = None
+
+
+def explorer_queries():
+    """(path, params) asked of `serve --lichess l.axi --masters m.axi`: lines
+    of the first generated games at several depths (positions of many games,
+    of a few and of one) under filters of every kind, masters and /player."""
+    import io
+    import chess.pgn
+    text = lichess_pgn().decode()
+    lines, players = [""], []
+    reader = io.StringIO(text)
+    for n in range(40):
+        game = chess.pgn.read_game(reader)
+        if game is None:
+            break
+        moves = [m.uci() for m in game.mainline_moves()]
+        if n < 4:
+            players.append((game.headers.get("White", "?"), "white"))
+        for ply in (1, 2, 4, 8, 14, 24):
+            if ply <= len(moves) and (n < 12 or ply >= 14):
+                lines.append(",".join(moves[:ply]))
+    filters = [{}, {"speeds": "blitz"}, {"speeds": "bullet,ultraBullet"}, {"ratings": "2500"},
+               {"ratings": "2000,2200,2500"}, {"ratings": "1600,1800"}, {"ratings": "2800"},
+               {"since": "2019-01"}, {"until": "2016-06"}, {"topGames": "0"}, {"recentGames": "0"},
+               {"topGames": "0", "recentGames": "0"}, {"moves": "2", "topGames": "1", "recentGames": "2"},
+               {"speeds": "rapid,classical,correspondence", "ratings": "1400", "history": "true"}]
+    out = []
+    for i, line in enumerate(lines):
+        play = {"play": line} if line else {}
+        for f in filters if i < 8 else filters[::3]:
+            out.append(("/lichess", {**play, **f}))
+        for f in ({}, {"since": "2019"}, {"until": "2017", "topGames": "3"}):
+            out.append(("/masters", {**play, **f}))
+        for name, color in players:
+            out.append(("/player", {**play, "player": name, "color": color}))
+            out.append(("/player", {**play, "player": name, "color": color, "speeds": "blitz",
+                                    "recentGames": "2"}))
+    out.append(("/lichess", {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}))
+    out.append(("/lichess", {"play": "e2e5"}))
+    return out
+
+
+def explorer_steps():
+    """`explorer build` (Lichess games, masters, Stockfish's), `info`,
+    `verify`, `merge`, `book build --from-explorer`, and the answers of
+    `serve` to explorer_queries()."""
+    return [
+        ("explorer build", ["explorer", "build", "--pgn", "lichess.pgn", "--out", "l.axi", "--threads", "1"],
+         [], None),
+        ("explorer build --masters", ["explorer", "build", "--masters", "--pgn", "lichess.pgn", "--out", "m.axi",
+                                      "--threads", "1"], [], None),
+        ("explorer build stockfish", ["explorer", "build", "--pgn", SF200, "--out", "sf.axi", "--threads", "1"],
+         [], None),
+        ("explorer info", ["explorer", "info", "l.axi"], ["explorer build"], None),
+        ("explorer verify", ["explorer", "verify", "l.axi"], ["explorer build"], None),
+        ("explorer merge", ["explorer", "merge", "--out", "lm.axi", "l.axi", "sf.axi"],
+         ["explorer build", "explorer build stockfish"], None),
+        ("book build --from-explorer", ["book", "build", "--from-explorer", "l.axi", "--out", "fe.bin",
+                                        "--threads", "1"], ["explorer build"], None),
+        ("explorer answers", ["serve", "--lichess", "l.axi", "--lichess", "sf.axi", "--masters", "m.axi"],
+         ["explorer build", "explorer build --masters", "explorer build stockfish"], {"queries": explorer_queries()}),
     ]
 
 
@@ -233,6 +320,8 @@ def run_step(binary, workdir, argv, stdin):
     """Runs one step in workdir: (its comparable result, {file: bytes})."""
     if any(isinstance(a, Path) and str(a).startswith(str(SHARED)) and not a.exists() for a in argv):
         return {"skipped": True}, {}
+    if isinstance(stdin, dict):
+        return serve_step(binary, workdir, argv, stdin["queries"]), {}
     before = set(os.listdir(workdir))
     p = subprocess.run([binary, *map(str, argv)], cwd=workdir, input=stdin, capture_output=True,
                        text=True, timeout=300)
@@ -256,6 +345,30 @@ def run_step(binary, workdir, argv, stdin):
         result = {"rc": p.returncode, "nodes": int(counts[-1]) if counts else None,
                   "stderr": streams["stderr"] if p.returncode else ""}
     return result, contents
+
+
+def serve_step(binary, workdir, argv, queries):
+    """`binary serve ...` in workdir asked each (path, params): every answer's
+    status and parsed body (NDJSON: each line parsed)."""
+    import http.client
+    import urllib.parse
+    p = subprocess.Popen([binary, *map(str, argv), "--listen", "127.0.0.1:0"], cwd=workdir,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        if not line.startswith("listening on "):
+            p.kill()
+            return {"rc": p.wait(), "stdout": line, "stderr": p.stderr.read()}
+        conn = http.client.HTTPConnection(urllib.parse.urlsplit(line.split()[-1]).netloc, timeout=60)
+        answers = []
+        for path, params in queries:
+            conn.request("GET", f"{path}?{urllib.parse.urlencode(params)}")
+            r = conn.getresponse()
+            answers.append([path, params, r.status, parsed_json(r.read().decode())])
+        return {"rc": 0, "answers": answers}
+    finally:
+        p.terminate()
+        p.wait(10)
 
 
 def parsed_json(text):
@@ -310,6 +423,11 @@ def differences(a, b, files_a=None, files_b=None):
     for key in ("stdout", "stderr"):
         if a.get(key) != b.get(key):
             out.append(f"{key} {first_diff_line(a.get(key) or '', b.get(key) or '')}")
+    qa, qb = a.get("answers", []), b.get("answers", [])
+    differing = [i for i, (x, y) in enumerate(zip(qa, qb)) if x != y]
+    if len(qa) != len(qb) or differing:
+        first = f", first: {qa[differing[0]][:2]}" if differing else ""
+        out.append(f"answers: {len(differing)} of {len(qa)} differ ({len(qa)} vs {len(qb)} asked){first}")
     fa, fb = a.get("files", {}), b.get("files", {})
     for name in sorted(set(fa) | set(fb)):
         if name not in fa or name not in fb:
@@ -335,7 +453,7 @@ def report(plan, res_a, res_b, contents_a=None, contents_b=None):
             diffs = differences(a, b, (contents_a or {}).get(name), (contents_b or {}).get(name))
         for r in (a, b):
             if r.get("rc") not in (0, None) and name not in FAILING:
-                diffs.insert(0, f"exit status {r['rc']}: {r['stderr'].strip()[-160:]!r}")
+                diffs.insert(0, f"exit status {r['rc']}: {r.get('stderr', '').strip()[-160:]!r}")
         if name == "bench" and b.get("nodes") != newest_bench():
             diffs.append(f"{b.get('nodes')} nodes, but the newest git log line says "
                          f"Bench: {newest_bench()}")
