@@ -217,6 +217,20 @@ impl Board {
         self.state.key
     }
 
+    /// The key of the position as Lichess tells positions apart (its
+    /// opening explorer, `EnPassantMode::Legal`): pieces, side to move,
+    /// castling rights and an en-passant square only when an en-passant
+    /// capture is legal. [`Board::key`] has the square whenever a pawn
+    /// attacks it; this is that key less the term when no capture is legal.
+    pub fn key_legal_ep(&self) -> u64 {
+        match self.ep_square() {
+            Some(ep) if !self.legal_moves().iter().any(|m| m.to() == ep && m.kind() == MoveKind::EnPassant) => {
+                self.key() ^ zobrist::ZOBRIST.enpassant[ep.file() as usize]
+            }
+            _ => self.key(),
+        }
+    }
+
     #[inline]
     pub fn castling_rights(&self) -> u8 {
         self.state.castling

@@ -9,7 +9,7 @@
 //! | --- | --- |
 //! | support | `types`; `clock`; `atomic_file` → `codec` → `spill`; `mapped`, `input`, `ordered`, `logging` |
 //! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
-//! | knowledge | `eval`, `nnue`, `tt`, `tb`, `book`, `records` |
+//! | knowledge | `eval`, `nnue`, `tt`, `tb`, `explorer` → `book` (the opening explorer, below the books it can build), `records` |
 //! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
 //! | front | `engine` → `uci` → `cli`; `serve` (the local explorer) → `cli` (every subcommand); `engine` → `web` (the browser build's calls) |
 
@@ -36,6 +36,7 @@ pub mod codec;
 pub mod engine;
 pub mod epd;
 pub mod eval;
+pub mod explorer;
 pub mod input;
 #[cfg(test)]
 mod layering;

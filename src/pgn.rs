@@ -24,6 +24,7 @@
 //! of whole games that parse independently.
 
 mod comment;
+pub mod pipeline;
 mod plain;
 pub mod read;
 pub mod stream;

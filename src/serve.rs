@@ -130,7 +130,7 @@ pub enum ServeError {
     #[error("--web {}: {reason}", path.display())]
     Web { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
-    Explorer { path: PathBuf, source: crate::book::format::explorer::ExplorerError },
+    Explorer { path: PathBuf, source: crate::explorer::index::ExplorerError },
     #[error("listening on {addr}: {source}")]
     Listen { addr: SocketAddr, source: std::io::Error },
     #[error("starting the service: {0}")]
@@ -159,8 +159,8 @@ pub struct State {
     /// One permit per job that may run on the blocking pool at once.
     pub jobs: Arc<Semaphore>,
     /// The explorer indexes of `--lichess` and `--masters`.
-    pub lichess: crate::book::play::explorer::Shards,
-    pub masters: crate::book::play::explorer::Shards,
+    pub lichess: crate::explorer::query::Shards,
+    pub masters: crate::explorer::query::Shards,
     pub searches: usize,
     pub search_hash_mb: usize,
     pub search_seconds: u64,
@@ -217,8 +217,7 @@ impl State {
             None => None,
         };
         let open = |paths: &[PathBuf]| {
-            crate::book::play::explorer::Shards::open(paths)
-                .map_err(|(path, source)| ServeError::Explorer { path, source })
+            crate::explorer::query::Shards::open(paths).map_err(|(path, source)| ServeError::Explorer { path, source })
         };
         Ok(State {
             lichess: open(&options.lichess)?,

@@ -11,9 +11,8 @@
 //!   JSON form; [`legacy_json`] (docs/formats.md#legacy-json): SBOB's
 //!   predecessor, the old shogi `openingBook.json`, read into [`json`]'s
 //!   model; [`exp`]: SugaR-family experience files; [`learn`]: results
-//!   learned in play beside a YACB book (YACL); [`explorer`]: the opening
-//!   explorer's index (what was played from each position, how it scored,
-//!   by speed, rating group and month, and the games).
+//!   learned in play beside a YACB book (YACL). (The opening explorer's
+//!   index is [`crate::explorer::index`].)
 //! * [`elo`]: the Elo estimate of analysis (nodes, threads, depth) that YACB
 //!   entries carry.
 //! * [`walk_known`]: the one walk over the positions a book knows (SugaR's
@@ -23,7 +22,6 @@
 pub mod abk;
 pub mod elo;
 pub mod exp;
-pub mod explorer;
 pub mod json;
 pub mod learn;
 pub mod legacy_json;

@@ -7,17 +7,13 @@
 //! * [`offer`]: the moves a playable book (Polyglot, YACB, ABK) offers in a
 //!   position and their weights, the one YACB weighting; [`report`]: what a
 //!   book says about a position (`book probe`, `serve`).
-//! * [`explorer`]: the opening explorer's answers (Lichess's shape) from
-//!   explorer indexes; [`openings`]: opening names.
 //! * [`shelf`]: the books `BookFile` names, opened once, in order (what play
 //!   chooses from and `BookInSearch` probes); [`select`]: the choice among
 //!   book moves in play; [`within_book_depth`]: whether a position is still
 //!   in book range.
 
-pub mod explorer;
 pub mod offer;
 mod open;
-pub mod openings;
 pub mod report;
 pub mod select;
 pub mod shelf;

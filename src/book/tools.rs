@@ -12,7 +12,6 @@
 
 pub mod build;
 pub mod convert;
-pub mod explorer;
 pub mod export;
 pub mod make_book;
 pub mod merge;

@@ -1,11 +1,12 @@
 //! `archivist book build`: the arguments, the progress bar and the summary;
 //! the work is [`crate::book::tools::build`].
 
-use crate::book::format::explorer::{month_code, Explorer, Speed};
-use crate::book::play::explorer::Filter;
 use crate::book::tools::build::{self, parse_day, parse_result, Filters, Rejection, TimeClass};
 use crate::book::tools::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
 use crate::book::tools::make_book::MakeBookOptions;
+use crate::explorer::index::Explorer;
+use crate::explorer::model::{month_code, Speed};
+use crate::explorer::query::Filter;
 use crate::pgn::ReplayError;
 use crate::types::Color;
 use anyhow::{bail, Context};

@@ -1,11 +1,11 @@
 //! `archivist explorer build|merge|info|verify`: the opening explorer's
-//! index ([`crate::book::format::explorer`], built by
-//! [`crate::book::tools::explorer`]).
+//! index ([`crate::explorer::index`], built by
+//! [`crate::explorer::build`]).
 
 use super::book_build::{Bar, GameFilterArgs};
-use crate::book::format::explorer::{Explorer, DEFAULT_MAX_PLY};
 use crate::book::tools::build::{self, Rejection};
-use crate::book::tools::explorer::{self as tool, ExplorerBuildError, ExplorerOptions, ExplorerSummary};
+use crate::explorer::build::{self as tool, ExplorerOptions, ExplorerSummary};
+use crate::explorer::index::{Explorer, DEFAULT_MAX_PLY};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -148,13 +148,7 @@ fn build_index(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let mut observer = Bar::new();
     let result = tool::build(&args.pgn, &args.out, &options, &mut observer);
     observer.0.finish_and_clear();
-    let summary = match result {
-        Ok(s) => s,
-        Err(ExplorerBuildError::Build(build::BuildError::Damaged { summary })) => {
-            return Err(build::BuildError::Damaged { summary }.into());
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let summary = result?;
     print_summary(&summary);
     println!(
         "{} games read, {} indexed, {} positions, {} singles, {} bytes written to {}",

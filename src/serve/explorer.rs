@@ -1,6 +1,6 @@
 //! Lichess's opening explorer API over the user's own games
 //! (`serve --lichess IDX… --masters IDX…`), answered from explorer indexes
-//! ([`crate::book::play::explorer`]):
+//! ([`crate::explorer::query`]):
 //!
 //! | route | answer |
 //! |---|---|
@@ -19,9 +19,10 @@ use super::lichess::lichess_board;
 use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
-use crate::book::format::explorer::{month_code, Speed, Stats};
-use crate::book::play::explorer::{game_answer, pgn, ExplorerAnswer, Filter, GameAnswer, Kind, Limits, Shards};
-use crate::book::play::openings::{self, Opening};
+use crate::explorer::index::Stats;
+use crate::explorer::model::{month_code, Speed};
+use crate::explorer::openings::{self, Opening};
+use crate::explorer::query::{game_answer, pgn, ExplorerAnswer, Filter, GameAnswer, Kind, Limits, Shards};
 use crate::types::{Color, Move};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path as UrlPath, Query, State as Shared};
@@ -289,7 +290,7 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
     let (filter, _) = filter(&q, Kind::Lichess, true)?;
     let moves_limit = q.moves.as_deref().map_or(Ok(usize::MAX), |v| number(Some(v), "moves", 0))?;
     let recent_limit = number(q.recent_games.as_deref(), "recentGames", 8)?.min(8);
-    let key = crate::book::format::explorer::position_key(&board);
+    let key = board.key_legal_ep();
     let answer = blocking(&s, move |s| -> Result<PlayerAnswer, String> {
         let games = s.lichess.games_of(&name, color).map_err(|e| e.to_string())?;
         let max_ply = s.lichess.shards.first().map_or(50, |sh| sh.index.max_ply());
@@ -302,7 +303,7 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
             }
             let mut found = None;
             let _ = g.replay(usize::from(max_ply), |b, m| {
-                if crate::book::format::explorer::position_key(b) == key {
+                if b.key_legal_ep() == key {
                     found = Some(m);
                 }
             });

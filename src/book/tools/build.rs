@@ -26,25 +26,27 @@
 mod budget;
 mod count;
 mod event;
-mod filter;
 mod from_explorer;
 mod games;
 mod output;
 pub(crate) mod pipeline;
 
-pub use self::filter::{parse_day, parse_result, rating, result_of, Filters, GameTags, Rejection, TimeClass};
 pub use self::from_explorer::build_from_explorer;
+pub use crate::explorer::model::filter::{
+    parse_day, parse_result, rating, result_of, Filters, GameTags, Rejection, TimeClass,
+};
+pub use crate::pgn::pipeline::{Observer, Progress};
 
 use self::budget::Budget;
 use self::count::{CountSpec, Scratch};
 use self::event::{Buckets, Counting, BUCKETS};
 use self::games::PassSpec;
-use self::pipeline::{count_bodies, run_pass, Item, Meter};
+use self::pipeline::{count_bodies, run_pass, Item};
 use crate::book::format::yacb::{self, KeyType};
 use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::PathIoError;
 use crate::input::InputError;
-use crate::pgn::ReplayError;
+use crate::pgn::pipeline::Meter;
 use crate::spill::SpillError;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
@@ -146,22 +148,6 @@ pub struct Summary {
     pub count_seconds: f64,
 }
 
-/// Live figures for a progress display.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Progress {
-    pub games: u64,
-    pub text_bytes: u64,
-    pub source_bytes: u64,
-    pub seconds: f64,
-}
-
-/// What the caller hears about while the build runs.
-pub trait Observer {
-    fn skipped(&mut self, error: &ReplayError);
-    fn damaged(&mut self, input: &str, error: &str);
-    fn progress(&mut self, progress: &Progress);
-}
-
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -176,7 +162,7 @@ pub enum BuildError {
     #[error("the positions of one bucket of keys do not fit in {bytes} bytes even split as far as keys allow; give more memory")]
     Budget { bytes: usize },
     #[error("{}: {source}", .path.display())]
-    Explorer { path: PathBuf, source: crate::book::format::explorer::ExplorerError },
+    Explorer { path: PathBuf, source: crate::explorer::index::ExplorerError },
     #[error("{}: the index counts the first {indexed} plies of each game; --max-ply {asked} asks for more", .path.display())]
     ExplorerPlies { path: PathBuf, indexed: u8, asked: usize },
 }

@@ -1,5 +1,5 @@
 //! `book build --from-explorer`: a book from the games of explorer
-//! indexes ([`crate::book::format::explorer`]) instead of PGN, so a
+//! indexes ([`crate::explorer::index`]) instead of PGN, so a
 //! repertoire book is made without reading the databases again.
 //!
 //! The stored games are taken in index order (the shards one after
@@ -19,13 +19,14 @@
 
 use super::budget::Budget;
 use super::event::{Buckets, Counting, Event, Grouped};
-use super::filter::{mean_rating, Admitted};
 use super::games::{push_events, GameFacts};
 use super::{write_book, BuildError, BuildOptions, Observer, Progress, Rejection, Summary};
 use crate::board::{Board, PolyglotBoard};
-use crate::book::format::explorer::{Explorer, GameRecord, Outcome};
-use crate::book::play::explorer::Filter;
 use crate::codec::PathIoError;
+use crate::explorer::index::{Explorer, GameRecord};
+use crate::explorer::model::filter::{mean_rating, Admitted};
+use crate::explorer::model::Outcome;
+use crate::explorer::query::Filter;
 use crate::pgn::ReplayBoard;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -126,7 +127,7 @@ fn replay_games(
     max_ply: usize,
     scratch: &mut (Vec<Event>, Vec<Event>),
     buffers: Option<Grouped>,
-) -> Result<Chunk, crate::book::format::explorer::ExplorerError> {
+) -> Result<Chunk, crate::explorer::index::ExplorerError> {
     let (events, aux) = scratch;
     events.clear();
     let mut chunk =

@@ -10,10 +10,10 @@
 
 use super::event::Grouped;
 use super::event::{Counting, Event, HEAD};
-use super::filter::Filters;
-use super::filter::{result_of, Admitted, GameTags, Rejection};
 use crate::board::notation::to_polyglot_move;
 use crate::board::{Board, PolyglotBoard};
+use crate::explorer::model::filter::Filters;
+use crate::explorer::model::filter::{result_of, Admitted, GameTags, Rejection};
 use crate::pgn::{for_each_game, Batch, GameSource, GameView, ReplayBoard, ReplayError};
 use crate::types::{Color, Move};
 use std::path::{Path, PathBuf};

@@ -20,7 +20,7 @@ use super::games::{count_batch, BatchOut, PassSpec};
 use super::BuildError;
 use crate::input::{Input, InputError};
 use crate::ordered::{self, Feed};
-use crate::pgn::{Batch, GameBatches};
+use crate::pgn::pipeline::{read_inputs, Job, Meter};
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -34,20 +34,6 @@ pub enum Item {
         input: String,
         error: String,
     },
-}
-
-/// What the reader hands the workers: a batch of whole games of input
-/// `file`, or the error that ended an input.
-pub enum Job {
-    Batch { file: usize, batch: Batch },
-    Damaged { input: String, error: String },
-}
-
-/// Counters the progress display reads.
-#[derive(Default)]
-pub struct Meter {
-    /// Source bytes read (compressed bytes for compressed inputs).
-    pub source_bytes: AtomicU64,
 }
 
 /// Runs one pass; `apply` gets every item in input order and may stop
@@ -77,27 +63,6 @@ pub fn run_pass<E: From<InputError>>(
     };
     let produce = |feed: &mut Feed<Job>| read_inputs(opened, spec.batch_bytes, meter, feed);
     ordered::run(spec.threads, spec.tokens, produce, worker, apply)
-}
-
-/// The reader thread: batches of every input in order.
-pub fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, feed: &mut Feed<Job>) {
-    let mut done_bytes = 0u64;
-    for (file, input) in inputs.into_iter().enumerate() {
-        let name = input.name().to_string();
-        let counter = input.source_counter();
-        for item in GameBatches::new(input, batch_bytes) {
-            meter.source_bytes.store(done_bytes + counter.load(Relaxed), Relaxed);
-            let job = match item {
-                Ok(batch) => Job::Batch { file, batch },
-                Err(e) => Job::Damaged { input: name.clone(), error: e.to_string() },
-            };
-            if !feed.send(job) {
-                return;
-            }
-        }
-        done_bytes += counter.load(Relaxed);
-        meter.source_bytes.store(done_bytes, Relaxed);
-    }
 }
 
 /// What counting buckets gave: entries written and buckets split again.

@@ -4,6 +4,7 @@ use crate::book::format::yacb::{Elo, YacbBook};
 use crate::book::tools::make_book::make_book;
 use crate::book::tools::stats::{statistical_entries, StatsOptions};
 use crate::pgn;
+use crate::pgn::ReplayError;
 use std::io::Write;
 
 #[derive(Default)]

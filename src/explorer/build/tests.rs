@@ -1,9 +1,9 @@
 use super::*;
-use crate::book::format::explorer::month_code;
-use crate::book::play::explorer::{Filter, Kind, Limits, Shards};
 use crate::book::tools::build::{build as book_build, build_from_explorer, BuildOptions, Target};
 use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::SplitMix64;
+use crate::explorer::model::month_code;
+use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
 
 #[derive(Default)]
@@ -26,7 +26,7 @@ pub(crate) fn lichess_like_pgn(n: usize, seed: u64) -> Vec<String> {
     let mut games = Vec::with_capacity(n);
     for _ in 0..n {
         let mut b = Board::startpos();
-        let mut seen = HashSet::from([position_key(&b)]);
+        let mut seen = HashSet::from([b.key_legal_ep()]);
         let mut sans = Vec::new();
         let plies = 8 + rng.below(52) as usize;
         while sans.len() < plies {
@@ -36,7 +36,7 @@ pub(crate) fn lichess_like_pgn(n: usize, seed: u64) -> Vec<String> {
                 .filter(|&m| {
                     let mut next = b.clone();
                     next.make_move(m);
-                    !seen.contains(&position_key(&next))
+                    !seen.contains(&next.key_legal_ep())
                 })
                 .collect();
             if fresh.is_empty() {
@@ -47,7 +47,7 @@ pub(crate) fn lichess_like_pgn(n: usize, seed: u64) -> Vec<String> {
             let m = fresh[pick as usize];
             sans.push(b.move_to_san(m));
             b.make_move(m);
-            seen.insert(position_key(&b));
+            seen.insert(b.key_legal_ep());
         }
         let mut tags = vec![("Event", "Rated game".to_string())];
         if rng.below(10) > 0 {

@@ -2,7 +2,7 @@
 //! (games, ids, positions, singles) and the full verification.
 
 use super::record::{bits_at, bits_for, decode_game, decode_position};
-use super::{position_key, ExplorerError, GameRecord, PositionEntry, BLOCK, GAME_BLOCK, HEADER_LEN, MAGIC, VERSION};
+use super::{ExplorerError, GameRecord, PositionEntry, BLOCK, GAME_BLOCK, HEADER_LEN, MAGIC, VERSION};
 use crate::codec::FileBytes as Bytes;
 use crate::codec::{fnv1a64, Fixed, IoAt, Put, Reader};
 use std::path::Path;
@@ -364,7 +364,7 @@ impl Explorer {
                 return Err(ExplorerError::corrupt(self.header.sections[8] as usize, "a single past its game's end"));
             }
             let b = g.replay(usize::from(ply), |_, _| {}).map_err(|_| ExplorerError::corrupt(0, "unreachable"))?;
-            if position_key(&b) == key {
+            if b.key_legal_ep() == key {
                 return Ok(Some((game, ply, g)));
             }
         }
@@ -417,7 +417,7 @@ impl Explorer {
                     Ok(b) if usize::from(ply) < g.moves.len() => b,
                     _ => return Err(ExplorerError::corrupt(at, "a single past its game's end")),
                 };
-                let key = position_key(&board);
+                let key = board.key_legal_ep();
                 if key != self.u64_at(dir + 8 * (j as usize / BLOCK)) || key as u8 != low {
                     return Err(ExplorerError::corrupt(at, "a block's first single is not its directory key"));
                 }

@@ -25,7 +25,7 @@
 //! | game offsets | (⌈`G` / 16⌉ + 1) × u64: where games 0, 16, 32, … start in the game data, then its length (increasing) |
 //! | game data | the games in input order, each a varint length and that many bytes ([`record`]): id (8 letters and digits), White, Black (varint string numbers), White's and Black's ratings (u16, 0 unknown), flags (u8: bits 0–1 result, 0 White won, 1 Black, 2 draw; bits 2–4 [`Speed`]; bit 5: the site is `https://lichess.org/` and the id), year (u16), month, day (u8; 0 unknown), event, site (0 with bit 5), round, time control (varint string numbers), plies (varint), then the moves packed ([`PackedMoves`], to the end of the record): per ply the moving piece's square as its rank among the mover's pieces (⌈log₂ n⌉ bits, `n` the mover's pieces), the destination as its rank among that piece's targets (⌈log₂ t⌉ bits; targets: a pawn's pushes and captures, the en-passant square included; a king's steps and its side's castling rooks, castling being the king taking its rook; any other piece's attacks on squares not of its side), and 2 bits of promotion (knight, bishop, rook, queen) for a pawn reaching the last rank |
 //! | ids | `G` × u32: the game numbers in order of (id, number) |
-//! | position keys | `P` × u64, increasing ([`position_key`]) |
+//! | position keys | `P` × u64, increasing ([`crate::board::Board::key_legal_ep`]) |
 //! | position offsets | (`P` + 1) × u64 into the position data: 0, increasing, its length |
 //! | position data | per position a [`PositionEntry`] ([`record`]) |
 //! | singles directory | ⌈`N` / 64⌉ × u64: the first key of each block of 64 singles |
@@ -50,6 +50,7 @@ pub use writer::ExplorerWriter;
 
 use crate::board::Board;
 use crate::codec::{PathIoError, Truncated};
+use crate::explorer::model::{month_code, rating_group, Outcome, Speed, RATING_GROUPS};
 use crate::types::{Color, Move};
 use thiserror::Error;
 
@@ -64,94 +65,6 @@ pub const GAME_BLOCK: usize = 16;
 pub const DEFAULT_MAX_PLY: u8 = 50;
 /// The site of a Lichess game is this and its id.
 pub const LICHESS_SITE: &str = "https://lichess.org/";
-
-/// Lichess's speeds, from a `TimeControl` tag ([`Speed::of_time_control`]).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Speed {
-    UltraBullet = 0,
-    Bullet = 1,
-    Blitz = 2,
-    Rapid = 3,
-    Classical = 4,
-    #[default]
-    Correspondence = 5,
-}
-
-impl Speed {
-    pub const ALL: [Speed; 6] =
-        [Speed::UltraBullet, Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical, Speed::Correspondence];
-
-    /// Lichess's rule: `base + 40 × increment` seconds under 30 is
-    /// ultraBullet, under 180 bullet, under 480 blitz, under 1500 rapid,
-    /// under 21600 classical; longer, `-` or no readable `TimeControl` is
-    /// correspondence.
-    pub fn of_time_control(tag: Option<&str>) -> Speed {
-        let Some((base, inc)) = tag.and_then(|t| {
-            let t = t.trim();
-            match t.split_once('+') {
-                Some((b, i)) => Some((b.parse::<u64>().ok()?, i.parse::<u64>().ok()?)),
-                None => Some((t.parse::<u64>().ok()?, 0)),
-            }
-        }) else {
-            return Speed::Correspondence;
-        };
-        match base.saturating_add(inc.saturating_mul(40)) {
-            0..=29 => Speed::UltraBullet,
-            30..=179 => Speed::Bullet,
-            180..=479 => Speed::Blitz,
-            480..=1499 => Speed::Rapid,
-            1500..=21_599 => Speed::Classical,
-            _ => Speed::Correspondence,
-        }
-    }
-
-    /// Lichess's name (`ultraBullet`, `bullet`, …).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Speed::UltraBullet => "ultraBullet",
-            Speed::Bullet => "bullet",
-            Speed::Blitz => "blitz",
-            Speed::Rapid => "rapid",
-            Speed::Classical => "classical",
-            Speed::Correspondence => "correspondence",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Speed> {
-        Speed::ALL.into_iter().find(|s| s.name().eq_ignore_ascii_case(name.trim()))
-    }
-
-    pub(crate) fn from_u8(v: u8) -> Option<Speed> {
-        Speed::ALL.get(usize::from(v)).copied()
-    }
-}
-
-/// The lower bounds of Lichess's rating groups; a game's group is that of
-/// the mean of its players' ratings (the one known, when one is), group 0
-/// when neither is known.
-pub const RATING_GROUPS: [u16; 11] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500, 2800, 3200];
-
-/// The group (index into [`RATING_GROUPS`]) of a mean rating.
-pub fn rating_group(mean: Option<u32>) -> u8 {
-    let Some(mean) = mean else { return 0 };
-    RATING_GROUPS.iter().rposition(|&g| mean >= u32::from(g)).unwrap_or(0) as u8
-}
-
-/// A month as `year × 12 + month − 1 + 1`, 0 when unknown (`0000-00`).
-pub fn month_code(year: u16, month: u8) -> u16 {
-    if year == 0 || !(1..=12).contains(&month) {
-        return 0;
-    }
-    year.saturating_mul(12).saturating_add(u16::from(month))
-}
-
-/// `(year, month)` of a month code (`(0, 0)` for 0).
-pub fn month_of(code: u16) -> (u16, u8) {
-    if code == 0 {
-        return (0, 0);
-    }
-    ((code - 1) / 12, ((code - 1) % 12) as u8 + 1)
-}
 
 /// Where a game's counts go: its month, speed and rating group, packed as
 /// `month << 8 | speed << 4 | group`, so cells sort by month.
@@ -176,40 +89,10 @@ impl Cell {
     }
 }
 
-/// A game's result.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    #[default]
-    White = 0,
-    Black = 1,
-    Draw = 2,
-}
-
-impl Outcome {
-    pub fn from_token(token: &str) -> Option<Outcome> {
-        match token {
-            "1-0" => Some(Outcome::White),
-            "0-1" => Some(Outcome::Black),
-            "1/2-1/2" => Some(Outcome::Draw),
-            _ => None,
-        }
-    }
-    pub const fn token(self) -> &'static str {
-        match self {
-            Outcome::White => "1-0",
-            Outcome::Black => "0-1",
-            Outcome::Draw => "1/2-1/2",
-        }
-    }
-    pub(crate) fn from_u8(v: u8) -> Option<Outcome> {
-        [Outcome::White, Outcome::Black, Outcome::Draw].get(usize::from(v)).copied()
-    }
-}
-
 /// One game of the store.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameRecord {
-    /// Lichess's 8-character id, or one made from the game ([`crate::book::tools::explorer`]).
+    /// Lichess's 8-character id, or one made from the game ([`crate::explorer::build`]).
     pub id: [u8; 8],
     pub white: String,
     pub black: String,
@@ -336,7 +219,7 @@ pub struct GameRef {
 }
 
 /// The games of one cell that a position lists: the best rated and the
-/// latest ([`crate::book::tools::explorer`] says how many and in which order).
+/// latest ([`crate::explorer::build`] says how many and in which order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CellGames {
     pub cell: Cell,
@@ -358,22 +241,6 @@ pub enum PositionEntry {
 
 /// Positions reached in at most this many games list them ([`PositionEntry::Listed`]).
 pub const LISTED: usize = 32;
-
-/// The key of a position as Lichess tells positions apart: pieces, side to
-/// move, castling rights and an en-passant square only when an en-passant
-/// capture is legal (the engine's key, which has the square when a pawn
-/// attacks it, less that term when no capture is legal).
-pub fn position_key(board: &Board) -> u64 {
-    let key = board.key();
-    match board.ep_square() {
-        Some(ep)
-            if !board.legal_moves().iter().any(|m| m.to() == ep && m.kind() == crate::types::MoveKind::EnPassant) =>
-        {
-            key ^ crate::board::zobrist::ZOBRIST.enpassant[ep.file() as usize]
-        }
-        _ => key,
-    }
-}
 
 /// Why an index was refused.
 #[derive(Debug, Error)]

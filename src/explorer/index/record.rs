@@ -16,12 +16,11 @@
 //! | game cells | varint count, then per cell (increasing, as above): its top games (varint count, each the game, the index of its move in the position's moves and its mean rating, varints), its recent games (varint count, each a varint `r`: `r` ≥ 1 is top game `r` again, 0 is followed by a game and a move index, varints) |
 
 use super::LICHESS_SITE;
-use super::{
-    Cell, CellGames, ExplorerError, GameRecord, GameRef, MoveCell, MoveStats, Outcome, PositionEntry, Speed, Stats,
-};
+use super::{Cell, CellGames, ExplorerError, GameRecord, GameRef, MoveCell, MoveStats, PositionEntry, Stats};
 use crate::attacks;
 use crate::board::Board;
 use crate::codec::{Put, Reader};
+use crate::explorer::model::{Outcome, Speed};
 use crate::types::{Bitboard, Color, Move, PieceType, Square};
 
 /// Bits that hold every value below `n` (0 for `n` ≤ 1).

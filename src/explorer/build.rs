@@ -1,6 +1,6 @@
 //! `explorer build` and `explorer merge`: an explorer index
-//! ([`crate::book::format::explorer`]) from PGN databases, on `book
-//! build`'s streaming pipeline, or from the games of other indexes.
+//! ([`crate::explorer::index`]) from PGN databases, on the
+//! streaming pipeline of `book build` ([`crate::pgn::pipeline`]), or from the games of other indexes.
 //!
 //! The pass over the games: a reader thread cuts the inputs into batches of
 //! whole games, `threads` workers parse, filter and replay them
@@ -17,7 +17,7 @@
 //! * Games whose result is not 1-0, 0-1 or ½-½, variant games and games
 //!   from a set-up position (a `FEN` tag) are skipped and counted; so are
 //!   games with an illegal move; the book build's filters apply as well.
-//! * A position (Lichess's identity: [`position_key`]) counts once per
+//! * A position (Lichess's identity: [`crate::board::Board::key_legal_ep`]) counts once per
 //!   game, with the last move played from it when the game repeats it, for
 //!   the first `max_ply` plies (50).
 //! * A missing rating takes the other player's; both missing: rating group
@@ -36,17 +36,20 @@
 //! games of its inputs in order through the same counting, writes the
 //! index built from their concatenated inputs, byte for byte.
 
-use super::build::pipeline::{read_inputs, Job, Meter};
-use super::build::{self, result_of, BuildError, Filters, GameTags, Observer, Progress, Rejection};
 use crate::board::Board;
-use crate::book::format::explorer::record::encode_position;
-use crate::book::format::explorer::{
-    position_key, Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats,
-    Outcome, PackedMoves, PositionEntry, Speed, Stats, LISTED,
-};
 use crate::codec::{fnv1a64, PathIoError};
+use crate::explorer::index::record::encode_position;
+use crate::explorer::index::{
+    Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats, PackedMoves,
+    PositionEntry, Stats, LISTED,
+};
+use crate::explorer::model::filter::{rating, result_of, Filters, GameTags, Rejection};
+use crate::explorer::model::{Outcome, Speed};
 use crate::input::Input;
+use crate::input::InputError;
+use crate::pgn::pipeline::{read_inputs, Job, Meter, Observer, Progress};
 use crate::pgn::{for_each_game, GameSource, GameView, ReplayError};
+use crate::spill::SpillError;
 use crate::spill::{bucket_of, Buckets, Encoding};
 use crate::types::{Color, Move};
 use std::collections::HashSet;
@@ -73,7 +76,7 @@ pub struct ExplorerOptions {
 impl Default for ExplorerOptions {
     fn default() -> ExplorerOptions {
         ExplorerOptions {
-            max_ply: crate::book::format::explorer::DEFAULT_MAX_PLY,
+            max_ply: crate::explorer::index::DEFAULT_MAX_PLY,
             top_games: 4,
             filters: Filters::default(),
             threads: 1,
@@ -118,25 +121,17 @@ pub struct ExplorerSummary {
 #[non_exhaustive]
 pub enum ExplorerBuildError {
     #[error(transparent)]
-    Build(#[from] BuildError),
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Spill(#[from] SpillError),
     #[error(transparent)]
     Io(#[from] PathIoError),
+    #[error("{} input(s) damaged ({}); no book written", .damaged.len(), .damaged.iter().map(|(i, e)| format!("{i}: {e}")).collect::<Vec<_>>().join("; "))]
+    Damaged { damaged: Vec<(String, String)> },
     #[error("{path}: {source}")]
     Index { path: PathBuf, source: ExplorerError },
     #[error("{}: max ply {found}, the others' {expected}: shards merge only when built alike", .path.display())]
     Mismatch { path: PathBuf, found: u8, expected: u8 },
-}
-
-impl From<crate::spill::SpillError> for ExplorerBuildError {
-    fn from(e: crate::spill::SpillError) -> ExplorerBuildError {
-        ExplorerBuildError::Build(BuildError::Spill(e))
-    }
-}
-
-impl From<crate::input::InputError> for ExplorerBuildError {
-    fn from(e: crate::input::InputError) -> ExplorerBuildError {
-        ExplorerBuildError::Build(BuildError::Input(e))
-    }
 }
 
 /// A position visit: the position's key, the game (its number in the
@@ -304,7 +299,7 @@ fn record_of(view: &GameView, filters: &Filters, g: &mut GameRecord) -> Result<(
     if let Err(r) = filters.admit(view) {
         return Err(if r == Rejection::Variant { Skip::Variant } else { Skip::Filter(r) });
     }
-    let rating = |c| build::rating(view, c).map_or(0, |r| r.min(u32::from(u16::MAX)) as u16);
+    let rating = |c| rating(view, c).map_or(0, |r| r.min(u32::from(u16::MAX)) as u16);
     (g.year, g.month, g.day) = date_of(view);
     let tag = |t: &str, into: &mut String| {
         into.clear();
@@ -343,7 +338,7 @@ fn game_of(
         ply += 1;
         let ply = ply - 1;
         if ply < usize::from(max_ply) {
-            let key = position_key(b);
+            let key = b.key_legal_ep();
             match visits.iter_mut().find(|v| v.0 == key) {
                 Some(v) => *v = (key, ply as u8, m.raw()),
                 None => visits.push((key, ply as u8, m.raw())),
@@ -702,9 +697,7 @@ pub fn build(
     })?;
     indexer.summary.source_bytes = meter.source_bytes.load(Relaxed);
     if !indexer.summary.damaged.is_empty() && !options.allow_damaged {
-        let s = &indexer.summary;
-        let summary = build::Summary { damaged: s.damaged.clone(), games: s.games, ..build::Summary::default() };
-        return Err(ExplorerBuildError::Build(BuildError::Damaged { summary: Box::new(summary) }));
+        return Err(ExplorerBuildError::Damaged { damaged: indexer.summary.damaged.clone() });
     }
     let mut summary = indexer.finish(options, temp.path(), options.threads)?;
     summary.seconds = start.elapsed().as_secs_f64();
@@ -755,7 +748,7 @@ fn replay_visits(g: &GameRecord, max_ply: u8) -> Result<Vec<(u64, u8, u16)>, Exp
     let mut visits: Vec<(u64, u8, u16)> = Vec::new();
     let mut ply = 0u8;
     g.replay(usize::from(max_ply), |b, m| {
-        let key = position_key(b);
+        let key = b.key_legal_ep();
         match visits.iter_mut().find(|v| v.0 == key) {
             Some(v) => *v = (key, ply, m.raw()),
             None => visits.push((key, ply, m.raw())),

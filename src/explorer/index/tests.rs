@@ -1,4 +1,5 @@
 use super::*;
+use crate::explorer::model::month_of;
 use proptest::prelude::*;
 
 fn game(id: &[u8; 8], sans: &[&str], outcome: Outcome) -> GameRecord {
@@ -50,7 +51,7 @@ fn small() -> (Vec<u8>, Vec<GameRecord>) {
             recent: vec![GameRef { game: 1, mv: 0, mean: 0 }, GameRef { game: 0, mv: 0, mean: 0 }],
         }],
     };
-    let start_key = position_key(&start);
+    let start_key = start.key_legal_ep();
     start.make_move(e4);
     let listed = PositionEntry::Listed {
         moves: vec![start.parse_san("e5").unwrap(), start.parse_san("c5").unwrap()],
@@ -64,7 +65,7 @@ fn small() -> (Vec<u8>, Vec<GameRecord>) {
         }
         other => other,
     };
-    let mut positions = [(start_key, entry), (position_key(&start), listed)];
+    let mut positions = [(start_key, entry), (start.key_legal_ep(), listed)];
     positions.sort_by_key(|p| p.0);
     for (key, entry) in &positions {
         w.position(*key, entry).unwrap();
@@ -73,7 +74,7 @@ fn small() -> (Vec<u8>, Vec<GameRecord>) {
     for (i, g) in games.iter().enumerate() {
         for ply in 2..g.moves.len().min(3) {
             let b = g.replay(ply, |_, _| {}).unwrap();
-            singles.push((position_key(&b), i as u32, ply as u8));
+            singles.push((b.key_legal_ep(), i as u32, ply as u8));
         }
     }
     singles.sort_unstable();
@@ -95,7 +96,7 @@ fn an_index_round_trips_games_positions_and_singles() {
     assert_eq!(e.game_by_id(b"0000zzzz"), Some(1));
     assert_eq!(e.game_by_id(b"zzzz0000"), None);
     let start = Board::startpos();
-    let Some(PositionEntry::Counted { moves, games: cells }) = e.position(position_key(&start)).unwrap() else {
+    let Some(PositionEntry::Counted { moves, games: cells }) = e.position(start.key_legal_ep()).unwrap() else {
         panic!("the start position is counted")
     };
     assert_eq!(moves[0].cells[0].stats.games(), 2);
@@ -103,16 +104,16 @@ fn an_index_round_trips_games_positions_and_singles() {
     assert_eq!(cells[0].recent[1], GameRef { game: 0, mv: 0, mean: 0 });
     let mut after = Board::startpos();
     after.make_move(after.parse_san("e4").unwrap());
-    let Some(PositionEntry::Listed { games: listed, .. }) = e.position(position_key(&after)).unwrap() else {
+    let Some(PositionEntry::Listed { games: listed, .. }) = e.position(after.key_legal_ep()).unwrap() else {
         panic!("after 1. e4 the games are listed")
     };
     assert_eq!(listed.len(), 2);
     assert_eq!(e.position(12345).unwrap(), None);
     // The position after 1. e4 e5 is a single of game 0.
     let b = games[0].replay(2, |_, _| {}).unwrap();
-    let (game, ply, _) = e.single(position_key(&b), &strings).unwrap().unwrap();
+    let (game, ply, _) = e.single(b.key_legal_ep(), &strings).unwrap().unwrap();
     assert_eq!((game, ply), (0, 2));
-    assert!(e.single(position_key(&Board::startpos()) ^ 1, &strings).unwrap().is_none());
+    assert!(e.single(Board::startpos().key_legal_ep() ^ 1, &strings).unwrap().is_none());
     let summary = e.verify().unwrap();
     assert_eq!((summary.games, summary.positions, summary.plies), (2, 2, 5));
 }
@@ -170,7 +171,7 @@ proptest! {
             for i in 0..e.games() as u32 {
                 let _ = e.game(i, &strings);
             }
-            let _ = e.position(position_key(&Board::startpos()));
+            let _ = e.position(Board::startpos().key_legal_ep());
             let _ = e.single(0, &strings);
         }
     }

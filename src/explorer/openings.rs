@@ -1,12 +1,11 @@
 //! Opening names: the named lines of lichess-org/chess-openings (CC0,
 //! `books/openings/*.tsv`, built into the binary), each naming the position
 //! its moves reach, found by the explorer's position key
-//! ([`crate::book::format::explorer::position_key`], so a transposition
+//! ([`crate::board::Board::key_legal_ep`], so a transposition
 //! gets the name too). As Lichess: a position's name is an exact match; a
 //! line's is the last exact match along it.
 
 use crate::board::Board;
-use crate::book::format::explorer::position_key;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -19,11 +18,11 @@ pub struct Opening {
 }
 
 const TABLES: [&str; 5] = [
-    include_str!("../../../books/openings/a.tsv"),
-    include_str!("../../../books/openings/b.tsv"),
-    include_str!("../../../books/openings/c.tsv"),
-    include_str!("../../../books/openings/d.tsv"),
-    include_str!("../../../books/openings/e.tsv"),
+    include_str!("../../books/openings/a.tsv"),
+    include_str!("../../books/openings/b.tsv"),
+    include_str!("../../books/openings/c.tsv"),
+    include_str!("../../books/openings/d.tsv"),
+    include_str!("../../books/openings/e.tsv"),
 ];
 
 fn table() -> &'static HashMap<u64, Opening> {
@@ -43,7 +42,7 @@ fn table() -> &'static HashMap<u64, Opening> {
             });
             if played {
                 // The first line naming a position keeps it.
-                map.entry(position_key(&b)).or_insert(Opening { eco, name });
+                map.entry(b.key_legal_ep()).or_insert(Opening { eco, name });
             }
         }
         map
@@ -52,7 +51,7 @@ fn table() -> &'static HashMap<u64, Opening> {
 
 /// The opening named exactly by this position, if any.
 pub fn named(board: &Board) -> Option<Opening> {
-    table().get(&position_key(board)).copied()
+    table().get(&board.key_legal_ep()).copied()
 }
 
 /// How many positions are named.

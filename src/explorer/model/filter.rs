@@ -284,7 +284,7 @@ impl Filters {
 }
 
 /// The mean of the known ratings (rounded up), `None` when neither is known.
-pub(super) fn mean_rating(white: Option<u32>, black: Option<u32>) -> Option<u32> {
+pub fn mean_rating(white: Option<u32>, black: Option<u32>) -> Option<u32> {
     match (white, black) {
         (Some(w), Some(b)) => Some((w + b).div_ceil(2)),
         (one, other) => one.or(other),

@@ -14,7 +14,7 @@
 //! * opening names ([`super::openings`]): each move's, exact; the answer's
 //!   is the caller's (the last exact match along `fen` and `play`).
 //!
-//! Rating filter: each value names its group ([`crate::book::format::explorer::RATING_GROUPS`]);
+//! Rating filter: each value names its group ([`crate::explorer::model::RATING_GROUPS`]);
 //! 2500 takes every group from 2500 up (2800 those from 2800, 3200 its
 //! own). Month filters: a game without a month is left out as soon as
 //! `since` or `until` is given.
@@ -22,10 +22,8 @@
 use super::openings::{self, Opening};
 use crate::board::notation::uci_string;
 use crate::board::Board;
-use crate::book::format::explorer::{
-    month_of, position_key, rating_group, Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats,
-    PositionEntry, Speed, Stats,
-};
+use crate::explorer::index::{Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats, PositionEntry, Stats};
+use crate::explorer::model::{month_of, rating_group, Speed};
 use crate::types::{Color, Move};
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -39,7 +37,7 @@ pub struct Filter {
     pub speeds: Option<Vec<Speed>>,
     /// Rating groups (indices into `RATING_GROUPS`) admitted.
     pub groups: Option<Vec<u8>>,
-    /// Month codes ([`crate::book::format::explorer::month_code`]), inclusive.
+    /// Month codes ([`crate::explorer::model::month_code`]), inclusive.
     pub since: Option<u16>,
     pub until: Option<u16>,
 }
@@ -51,7 +49,7 @@ impl Filter {
         for &r in ratings {
             let g = rating_group(Some(r));
             if g >= rating_group(Some(2500)) {
-                out.extend(g..crate::book::format::explorer::RATING_GROUPS.len() as u8);
+                out.extend(g..crate::explorer::model::RATING_GROUPS.len() as u8);
             } else {
                 out.push(g);
             }
@@ -279,7 +277,7 @@ impl Shards {
         limits: Limits,
         kind: Kind,
     ) -> Result<ExplorerAnswer, ExplorerError> {
-        let key = position_key(board);
+        let key = board.key_legal_ep();
         let mut by_move: ByMove = Vec::new();
         // The best candidates only, as they come (a position of a large
         // index offers tens of thousands).
@@ -505,9 +503,9 @@ pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswe
         uci,
         id: String::from_utf8_lossy(&g.id).into_owned(),
         winner: match g.outcome {
-            crate::book::format::explorer::Outcome::White => Some("white"),
-            crate::book::format::explorer::Outcome::Black => Some("black"),
-            crate::book::format::explorer::Outcome::Draw => None,
+            crate::explorer::model::Outcome::White => Some("white"),
+            crate::explorer::model::Outcome::Black => Some("black"),
+            crate::explorer::model::Outcome::Draw => None,
         },
         speed: (kind == Kind::Lichess).then_some(g.speed.name()),
         mode: (kind == Kind::Lichess).then_some(if is_casual(&g.event) { "casual" } else { "rated" }),
