@@ -3,22 +3,48 @@ computed with python-chess from the PGN itself: the independent reference
 `engine-tests/test_explorer.py` holds `archivist explorer build` and
 `archivist serve --lichess/--masters` to.
 
-Nothing here comes from the Rust code; it follows the written rules:
+Nothing here comes from the Rust code; it follows the written rules, those
+of lila-openingexplorer:
 
-- indexed: games with Result 1-0, 0-1 or 1/2-1/2, no FEN tag, a standard
-  Variant tag (or none), every move legal, and an id not indexed before
-  (the id is the last 8 ASCII alphanumerics of Site after a "/"; other
-  games get an id the service makes up, learned by the test: `hash_ids`);
-- speed from TimeControl (base + 40 * increment), ratings from
-  WhiteElo/BlackElo (a missing one takes the other's, both missing is 0),
-  the rating group of the mean, the month from UTCDate (else Date);
+- indexed ("Lichess rules"): a game is skipped for the first of these that
+  applies: its Result is not 1-0, 0-1 or 1/2-1/2; it has a FEN tag or a
+  Variant other than standard; a WhiteTitle or BlackTitle is "BOT";
+  WhiteElo or BlackElo is missing or unreadable ("?"); the first of UTCDate
+  and Date that gives a year gives no month (a masters index needs only the
+  year); for a masters index
+  (--masters) also the floor of the mean rating is under 2200, or the date
+  is after tomorrow (UTC; the known parts compared). Then a game with an
+  illegal move is skipped, then one whose id an indexed game already has
+  (the first copy wins). The id is the last 8 ASCII alphanumerics of Site
+  after a "/"; other games get an id the service makes up, learned by the
+  test (`hash_ids`);
+- `--all-games` (the Stockfish self-play database: no ratings, no dates)
+  skips none of the title, rating, month and masters rules: a missing
+  rating takes the other's, both missing is 0 (group 0, no rating counted),
+  no month is month 0 (left out as soon as since/until is given);
+- speed from TimeControl: "-" correspondence; "B+I" or "B" (non-negative
+  integers) by B + 40 * I: under 30 ultraBullet, 180 bullet, 480 blitz,
+  1500 rapid, 21600 classical, else correspondence; "?", missing or
+  unreadable: correspondence;
+- the rating group of the floor of the mean: the largest of 0, 1000, 1200,
+  1400, 1600, 1800, 2000, 2200, 2500 not above it, and 3200 from 2800 up;
+  `ratings=` values name groups by the same rule and a game passes when
+  min(its group, 2500) is named;
+- the month (YYYY-MM) of UTCDate, else Date; the newest game is the one of
+  the latest month, then the later in the input (shards in order);
 - the positions before the first 50 plies, each counted once per game with
   the last move the game played from it (within those plies), identified
-  by python-chess's EPD (pieces, side, castling, legal en passant).
+  by python-chess's EPD (pieces, side, castling, legal en passant);
+- /lichess: top games from the highest rating groups the filter admits
+  (3200 down to 2000, no gap), ranked by a per-speed score less the group,
+  then newest; recent games the newest others, together at most 8; the
+  `history` by month; /masters: the games of the largest rating sum (then
+  the largest base-62 id); /player: every move, the 8 newest games.
 """
 from __future__ import annotations
 
 import csv
+import datetime
 import math
 import pathlib
 import re
@@ -30,10 +56,25 @@ import chess.pgn
 MAX_PLY = 50
 RESULTS = {"1-0": "white", "0-1": "black", "1/2-1/2": None}
 STANDARD_VARIANTS = {"standard", "chess"}
-GROUPS = (0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500, 2800, 3200)
+# The groups a game can be stored in (2800 never is: a mean from 2800 up is in 3200).
+GROUPS = (0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500, 3200)
+# The groups top games come from, walked down until one the filter does not admit.
+TOP_GROUPS = (3200, 2800, 2500, 2200, 2000)
+# Lichess's "high score" per speed: top games are ranked by it less the game's group.
+HIGH_SCORE = {"ultraBullet": 2644, "bullet": 3352, "blitz": 2974, "rapid": 2949, "classical": 2533,
+              "correspondence": 4000}
+TOP_GAMES, RECENT_AND_TOP = 4, 8
+MASTERS_TOP_GAMES = 15
+PLAYER_RECENT_GAMES = 8
+MASTERS_MIN_MEAN = 2200
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 LICHESS_ID = re.compile(r"/([A-Za-z0-9]{8})$", re.ASCII)
-TIME_CONTROL = re.compile(r"([0-9]+)\+([0-9]+)", re.ASCII)
+TIME_CONTROL = re.compile(r"([0-9]+)(?:\+([0-9]+))?", re.ASCII)
 MONTH = re.compile(r"([0-9]{4})-([0-9]{2})", re.ASCII)
+
+# The reasons a game is not indexed, in the order of `explorer build`'s summary line.
+SKIP_REASONS = ("already indexed", "not 1-0/0-1/1/2-1/2", "variant or set-up", "illegal move", "BOT",
+                "without both ratings", "without a month", "under 2200", "dated after tomorrow", "filtered out")
 
 # FIDE rating regulations, table 8.1.1: dp for p = 1.00, 0.99 ... 0.50.
 FIDE_DP = (800, 677, 589, 538, 501, 470, 444, 422, 401, 383, 366, 351, 336, 322, 309, 296, 284, 273, 262, 251,
@@ -42,10 +83,12 @@ FIDE_DP = (800, 677, 589, 538, 501, 470, 444, 422, 401, 383, 366, 351, 336, 322,
 
 
 def speed_of(time_control: str | None) -> str:
+    """Lichess's speed of a TimeControl tag: "-" (and "?", none or anything unreadable) is
+    correspondence; "B+I" or "B" is classed by B + 40 * I."""
     m = TIME_CONTROL.fullmatch(time_control or "")
     if not m:
         return "correspondence"
-    t = int(m[1]) + 40 * int(m[2])
+    t = int(m[1]) + 40 * int(m[2] or 0)
     for limit, name in ((30, "ultraBullet"), (180, "bullet"), (480, "blitz"), (1500, "rapid"), (21600, "classical")):
         if t < limit:
             return name
@@ -53,28 +96,74 @@ def speed_of(time_control: str | None) -> str:
 
 
 def group_of(rating: int) -> int:
-    """The rating group a rating (or a mean of two) falls in."""
-    return max(g for g in GROUPS if g <= rating) if rating >= GROUPS[1] else 0
+    """The rating group a mean rating falls in (and the group a `ratings=` value names): 2800 and
+    up is 3200, else the largest of 0, 1000, ..., 2200, 2500 not above it."""
+    if rating >= 2800:
+        return 3200
+    return max(g for g in GROUPS if g <= rating)
 
 
-def groups_named(value: int) -> set[int]:
-    """The groups one `ratings=` value admits: its own, and from 2500 up every group above it too."""
-    g = group_of(value)
-    return {h for h in GROUPS if h >= g} if g >= 2500 else {g}
+def groups_named(values) -> set[int]:
+    """The groups `ratings=` values name, one each."""
+    return {group_of(v) for v in values}
+
+
+def group_passes(group: int, named: set[int] | None) -> bool:
+    """A stored group passes the `ratings=` filter when min(group, 2500) is named (so 2500 admits
+    2500 and 3200, and a value naming 3200 admits nothing)."""
+    return named is None or min(group, 2500) in named
+
+
+def top_group(named: set[int] | None) -> int | None:
+    """The lowest group top games come from: 3200, 2800, 2500, 2200, 2000 walked down while each
+    passes the filter (every one without a filter); None when 3200 does not."""
+    lowest = None
+    for g in TOP_GROUPS:
+        if not group_passes(g, named):
+            break
+        lowest = g
+    return lowest
+
+
+def id_value(gid: str) -> int:
+    """Lichess's number of a game id: base 62 (0-9, A-Z, a-z), the first character the least
+    significant digit."""
+    return sum(BASE62.index(c) * 62 ** i for i, c in enumerate(gid))
 
 
 def elo(value: str | None) -> int | None:
     return int(value) if value is not None and value.isascii() and value.isdigit() else None
 
 
-def parse_date(value: str | None) -> tuple[int | None, int | None]:
-    """(year, month) of a PGN date "YYYY.MM.DD"; None for a missing part."""
+def parse_date(value: str | None) -> tuple[int | None, int | None, int | None]:
+    """(year, month, day) of a PGN date "YYYY.MM.DD"; None for a missing part (a part after a
+    missing one is missing too)."""
     parts = (value or "").split(".")
     y = parts[0]
     if not (y.isascii() and y.isdigit() and 1 <= int(y) <= 9999):
-        return None, None
+        return None, None, None
     m = parts[1] if len(parts) > 1 else ""
-    return int(y), int(m) if m.isascii() and m.isdigit() and 1 <= int(m) <= 12 else None
+    if not (m.isascii() and m.isdigit() and 1 <= int(m) <= 12):
+        return int(y), None, None
+    d = parts[2] if len(parts) > 2 else ""
+    return int(y), int(m), int(d) if d.isascii() and d.isdigit() and 1 <= int(d) <= 31 else None
+
+
+def date_of(headers) -> tuple[int | None, int | None, int | None]:
+    """The game's date: the first of UTCDate and Date that gives a year (as Lichess's dumps write
+    UTCDate after Date, and lila's importer keeps the last), its month and day where readable."""
+    for tag in ("UTCDate", "Date"):
+        d = parse_date(headers.get(tag))
+        if d[0] is not None:
+            return d
+    return None, None, None
+
+
+def after(date, day: datetime.date) -> bool:
+    """Whether a date (year, month or None, day or None) is after the day, comparing the known parts
+    only (2099.??.?? is after; this year's month unknown is not)."""
+    known = [p for p in date if p is not None]
+    return tuple(known) > (day.year, day.month, day.day)[:len(known)]
 
 
 def round_half_away(x: Fraction) -> int:
@@ -100,15 +189,26 @@ def king_takes_rook(board: chess.Board, move: chess.Move) -> str:
     return move.uci()
 
 
+def month_text(month_key: int) -> str:
+    return f"{month_key // 100:04d}-{month_key % 100:02d}"
+
+
+def next_month(month_key: int) -> int:
+    y, m = divmod(month_key, 100)
+    return (y + 1) * 100 + 1 if m == 12 else month_key + 1
+
+
 class Game:
     __slots__ = ("index", "id", "headers", "moves", "white", "black", "white_elo", "black_elo", "eff_white",
-                 "eff_black", "mean", "speed", "mode", "group", "year", "month", "month_key", "winner", "result", "visits")
+                 "eff_black", "mean", "speed", "mode", "group", "year", "month", "day", "month_key", "winner",
+                 "result", "visits")
 
     def __init__(self, index, gid, headers, moves, visits):
         self.index, self.id, self.headers, self.moves, self.visits = index, gid, headers, moves, visits
         self.white, self.black = headers.get("White"), headers.get("Black")
         self.white_elo, self.black_elo = elo(headers.get("WhiteElo")), elo(headers.get("BlackElo"))
         w, b = self.white_elo, self.black_elo
+        # Both known under Lichess rules; with --all-games a missing one takes the other's.
         self.eff_white = w if w is not None else b if b is not None else 0
         self.eff_black = b if b is not None else w if w is not None else 0
         self.mean = (self.eff_white + self.eff_black) // 2
@@ -116,13 +216,14 @@ class Game:
         self.speed = speed_of(headers.get("TimeControl"))
         # Lichess's mode: "casual" when the Event says so ("Casual Blitz game"), else "rated".
         self.mode = "casual" if "casual" in headers.get("Event", "").lower() else "rated"
-        year, month = parse_date(headers.get("UTCDate"))
-        if year is None:
-            year, month = parse_date(headers.get("Date"))
-        self.year, self.month = year, month
-        self.month_key = year * 100 + month if month is not None else 0
+        self.year, self.month, self.day = date_of(headers)
+        self.month_key = self.year * 100 + self.month if self.month is not None else 0
         self.result = headers["Result"]
         self.winner = RESULTS[self.result]
+
+    def newest(self):
+        """The sort key of "newest first" (descending): the month, then the place in the input."""
+        return self.month_key, self.index
 
 
 def key(board: chess.Board):
@@ -131,12 +232,37 @@ def key(board: chess.Board):
     return board._transposition_key()
 
 
+def header_skip(h, masters=False, all_games=False, today: datetime.date | None = None) -> str | None:
+    """The first rule of the tags that keeps a game out (a SKIP_REASONS name), or None."""
+    if h.get("Result") not in RESULTS:
+        return "not 1-0/0-1/1/2-1/2"
+    if "FEN" in h or h.get("Variant", "Standard").lower() not in STANDARD_VARIANTS:
+        return "variant or set-up"
+    if all_games:
+        return None
+    if h.get("WhiteTitle") == "BOT" or h.get("BlackTitle") == "BOT":
+        return "BOT"
+    w, b = elo(h.get("WhiteElo")), elo(h.get("BlackElo"))
+    if w is None or b is None:
+        return "without both ratings"
+    date = date_of(h)
+    if date[0] is None or (date[1] is None and not masters):
+        return "without a month"
+    if masters:
+        if (w + b) // 2 < MASTERS_MIN_MEAN:
+            return "under 2200"
+        today = today or datetime.datetime.now(datetime.timezone.utc).date()
+        if after(date, today + datetime.timedelta(days=1)):
+            return "dated after tomorrow"
+    return None
+
+
 class _Reader(chess.pgn.BaseVisitor):
     """One game's tags, mainline and the (position key, UCI) of its first plies; python-chess checks
     every move. `where` gets, for each new position, (the mainline, ply) that first reached it."""
 
-    def __init__(self, where):
-        self.where = where
+    def __init__(self, where, rules):
+        self.where, self.rules = where, rules
 
     def begin_game(self):
         self.headers, self.moves, self.visits = {}, [], []
@@ -146,11 +272,7 @@ class _Reader(chess.pgn.BaseVisitor):
         self.headers.setdefault(tagname, tagvalue)
 
     def end_headers(self):
-        h = self.headers
-        if h.get("Result") not in RESULTS:
-            self.skip = "result"
-        elif "FEN" in h or h.get("Variant", "Standard").lower() not in STANDARD_VARIANTS:
-            self.skip = "variant or set-up"
+        self.skip = header_skip(self.headers, **self.rules)
         return chess.pgn.SKIP if self.skip else None
 
     def begin_variation(self):
@@ -173,21 +295,26 @@ class _Reader(chess.pgn.BaseVisitor):
 
 
 class Database:
-    """The indexed games of PGN files read in order, and what the explorer answers over them."""
+    """The indexed games of PGN files read in order, and what the explorer answers over them.
 
-    def __init__(self, paths):
+    masters: the rules of `explorer build --masters`; all_games: those of `--all-games`; today: the
+    UTC day "tomorrow" is counted from (now's by default)."""
+
+    def __init__(self, paths, masters=False, all_games=False, today: datetime.date | None = None):
+        self.is_masters, self.all_games = masters, all_games
         self.games: list[Game] = []
         self.positions: dict[tuple, dict[int, str]] = {}  # key -> {game index: UCI of its move there}
         self.where: dict[tuple, tuple] = {}  # key -> (a mainline, ply) reaching it
-        self.skipped = {"result": 0, "variant or set-up": 0, "illegal move": 0, "already indexed": 0}
+        self.skipped = dict.fromkeys(SKIP_REASONS, 0)
         self.hash_ids: dict[int, str] = {}  # game index -> the id the service gave a game without one
         self._admitted_cache: dict = {}
         self._san_cache: dict = {}
         self._position_cache: dict = {}
+        rules = {"masters": masters, "all_games": all_games, "today": today}
         seen = set()
         for path in paths:
             with open(path, encoding="utf-8-sig", errors="replace") as f:
-                while (r := chess.pgn.read_game(f, Visitor=lambda: _Reader(self.where))) is not None:
+                while (r := chess.pgn.read_game(f, Visitor=lambda: _Reader(self.where, rules))) is not None:
                     if r.skip or r.illegal:
                         self.skipped[r.skip or "illegal move"] += 1
                         continue
@@ -203,23 +330,29 @@ class Database:
                     for k, uci in r.visits:
                         self.positions.setdefault(k, {})[game.index] = uci
 
+    def games_read(self) -> int:
+        return len(self.games) + sum(self.skipped.values())
+
     # -- filters ----------------------------------------------------------
 
-    def admitted(self, speeds=None, groups=None, since=None, until=None, years=False, player=None):
+    def admitted(self, speeds=None, groups=None, since=None, until=None, years=False, player=None, modes=None):
         """A bytearray over the games: 1 where the game passes the filters.
 
-        since/until are month keys (YYYYMM) or, with years, years; either one
-        given excludes the games without a month."""
-        cache_key = (speeds and frozenset(speeds), groups and frozenset(groups), since, until, years, player)
+        groups: the groups `ratings=` named; since/until are month keys (YYYYMM) or, with years,
+        years; either one given excludes the games without a month (with years, a year)."""
+        cache_key = (speeds and frozenset(speeds), groups and frozenset(groups), since, until, years, player,
+                     modes and frozenset(modes))
         if cache_key not in self._admitted_cache:
             out = bytearray(len(self.games))
             for g in self.games:
                 if speeds is not None and g.speed not in speeds:
                     continue
-                if groups is not None and g.group not in groups:
+                if not group_passes(g.group, groups):
+                    continue
+                if modes is not None and g.mode not in modes:
                     continue
                 if since is not None or until is not None:
-                    if g.month_key == 0:
+                    if (g.year is None) if years else g.month_key == 0:
                         continue
                     v = g.year if years else g.month_key
                     if (since is not None and v < since) or (until is not None and v > until):
@@ -235,9 +368,12 @@ class Database:
 
     # -- answers ----------------------------------------------------------
 
+    def game_id(self, g: Game) -> str:
+        return g.id if g.id is not None else self.hash_ids.get(g.index, f"<made-up id of game #{g.index}>")
+
     def game_json(self, g: Game, masters=False, uci=None):
         d = {} if uci is None else {"uci": uci}
-        d["id"] = g.id if g.id is not None else self.hash_ids.get(g.index, f"<made-up id of game #{g.index}>")
+        d["id"] = self.game_id(g)
         d["winner"] = g.winner
         if not masters:
             d["speed"] = g.speed
@@ -288,14 +424,11 @@ class Database:
     def _ordered(self, moves):
         return sorted(moves.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
-    def explorer(self, board: chess.Board, openings_along, admitted, moves=12, top_games=4, recent_games=4,
-                 masters=False):
-        """The /lichess (or, with masters, /masters) answer at the board's position."""
-        k = key(board)
-        cells = self._cells(k, admitted)
+    def _moves_and_totals(self, board, k, cells, with_game, masters=False):
+        """The moves (by games, then UCI), each with its averageRating and, when with_game and it has
+        one game, that game; and the totals."""
         white_to_move = board.turn == chess.WHITE
         out_moves, totals = [], [0, 0, 0]
-        show_game = masters or top_games > 0 or recent_games > 0
         for uci, games in self._ordered(cells):
             d, gs = self._move(board, k, uci, games)
             totals[0] += d["white"]
@@ -304,19 +437,95 @@ class Database:
             rated = [g.eff_white if white_to_move else g.eff_black for g in gs]
             rated = [r for r in rated if r]
             d["averageRating"] = (2 * sum(rated) + len(rated)) // (2 * len(rated)) if rated else 0
-            d["game"] = self.game_json(gs[0], masters) if len(gs) == 1 and show_game else None
+            d["game"] = self.game_json(gs[0], masters) if len(gs) == 1 and with_game else None
             out_moves.append(d)
+        return out_moves, totals
+
+    def top_and_recent(self, at, named, top_games=None, recent_games=None):
+        """/lichess's (top, recent) of the admitted (game index, uci) pairs at a position: the 4 top
+        games of the groups from top_group(named) up, by HIGH_SCORE[speed] - group, then newest; the
+        newest of the others, at most recent_games and 8 with the 4 top ones; top then cut to
+        top_games. None is no limit."""
+        lowest = top_group(named)
+        candidates = [t for t in at if lowest is not None and self.games[t[0]].group >= lowest]
+
+        def rank(t):
+            g = self.games[t[0]]
+            month, index = g.newest()
+            return HIGH_SCORE[g.speed] - g.group, -month, -index
+
+        top = sorted(candidates, key=rank)[:TOP_GAMES]
+        top_ids = {self.game_id(self.games[gi]) for gi, _ in top}
+        others = [t for t in at if self.game_id(self.games[t[0]]) not in top_ids]
+        others.sort(key=lambda t: self.games[t[0]].newest(), reverse=True)
+        room = RECENT_AND_TOP - len(top)
+        recent = others[:room if recent_games is None else min(recent_games, room)]
+        return top if top_games is None else top[:top_games], recent
+
+    def history(self, k, admitted, since=None, until=None):
+        """/lichess's history at the position: each month (within since..until) in which any indexed
+        game reached it, ascending, with the admitted games' results; the months between them (and
+        from since) as zeros; without until, the last month left out."""
+        months = {}
+        for gi in self.positions.get(k, {}):
+            g = self.games[gi]
+            if g.month_key == 0 or (since is not None and g.month_key < since) or \
+                    (until is not None and g.month_key > until):
+                continue
+            cell = months.setdefault(g.month_key, [0, 0, 0])
+            if admitted[gi]:
+                cell[0 if g.winner == "white" else 2 if g.winner == "black" else 1] += 1
+        out, last = [], since
+        for month in sorted(months):
+            while last is not None and last < month:
+                out.append({"month": month_text(last), "white": 0, "draws": 0, "black": 0})
+                last = next_month(last)
+            w, d, b = months[month]
+            out.append({"month": month_text(month), "white": w, "draws": d, "black": b})
+            last = next_month(month)
+        if until is None and out:
+            out.pop()
+        return out
+
+    def explorer(self, board: chess.Board, openings_along, admitted, named=None, moves=12, top_games=None,
+                 recent_games=None, history=None):
+        """The /lichess answer at the board's position over the admitted games (named: the groups
+        `ratings=` named; history: None, or (since, until) to add the history)."""
+        k = key(board)
+        cells = self._cells(k, admitted)
+        wanted = not (top_games == 0 and recent_games == 0)
+        out_moves, totals = self._moves_and_totals(board, k, cells, wanted)
         at = [(gi, uci) for uci, games in cells.items() for gi in games]
-        top = sorted(at, key=lambda t: (-self.games[t[0]].mean, -t[0]))[:top_games]
-        answer = {"white": totals[0], "draws": totals[1], "black": totals[2], "moves": out_moves[:moves]}
-        if not masters:
-            recent = sorted(at, key=lambda t: (-self.games[t[0]].month_key, -t[0]))[:recent_games]
-            answer["recentGames"] = [self.game_json(self.games[gi], masters, uci) for gi, uci in recent]
-        answer["topGames"] = [self.game_json(self.games[gi], masters, uci) for gi, uci in top]
-        answer["opening"] = openings_along
+        top, recent = self.top_and_recent(at, named, top_games, recent_games) if wanted else ([], [])
+        answer = {"white": totals[0], "draws": totals[1], "black": totals[2], "moves": out_moves[:moves],
+                  "recentGames": [self.game_json(self.games[gi], False, uci) for gi, uci in recent],
+                  "topGames": [self.game_json(self.games[gi], False, uci) for gi, uci in top],
+                  "opening": openings_along}
+        if history is not None:
+            answer["history"] = self.history(k, admitted, *history)
         return answer
 
-    def player(self, board: chess.Board, openings_along, admitted, color, moves=None, recent_games=8):
+    def masters_top(self, at, top_games=MASTERS_TOP_GAMES):
+        """/masters's top games of the admitted (game index, uci) pairs at a position: the largest
+        rating sum, then the largest id value (per year 15, merged: the same as 15 of all)."""
+        def rank(t):
+            g = self.games[t[0]]
+            return g.eff_white + g.eff_black, id_value(self.game_id(g))
+        return sorted(at, key=rank, reverse=True)[:min(top_games, MASTERS_TOP_GAMES)]
+
+    def masters(self, board: chess.Board, openings_along, admitted, moves=12, top_games=MASTERS_TOP_GAMES):
+        """The /masters answer at the board's position over the admitted games."""
+        k = key(board)
+        cells = self._cells(k, admitted)
+        out_moves, totals = self._moves_and_totals(board, k, cells, True, masters=True)
+        at = [(gi, uci) for uci, games in cells.items() for gi in games]
+        top = self.masters_top(at, top_games)
+        return {"white": totals[0], "draws": totals[1], "black": totals[2], "moves": out_moves[:moves],
+                "topGames": [self.game_json(self.games[gi], True, uci) for gi, uci in top],
+                "opening": openings_along}
+
+    def player(self, board: chess.Board, openings_along, admitted, color, moves=None,
+               recent_games=PLAYER_RECENT_GAMES):
         """The /player answer at the board's position over the admitted games (the player's, by colour)."""
         k = key(board)
         cells = self._cells(k, admitted)
@@ -334,12 +543,12 @@ class Database:
                 score2 = 2 * d[color] + d["draws"]
                 d["averageOpponentRating"] = round_half_away(avg)
                 d["performance"] = round_half_away(avg + dp(Fraction(50 * score2, len(gs))))
-            # Not in the written rules: a single game's move has its game whatever recentGames is
-            # (as on /masters), as the service does.
+            # A single game's move has its game whatever the limits.
             d["game"] = self.game_json(gs[0]) if len(gs) == 1 else None
             out_moves.append(d)
         at = [(gi, uci) for uci, games in cells.items() for gi in games]
-        recent = sorted(at, key=lambda t: -t[0])[:recent_games]
+        recent = sorted(at, key=lambda t: self.games[t[0]].newest(), reverse=True)
+        recent = recent[:min(recent_games, PLAYER_RECENT_GAMES)]
         return {"white": totals[0], "draws": totals[1], "black": totals[2],
                 "moves": out_moves if moves is None else out_moves[:moves],
                 "recentGames": [self.game_json(self.games[gi], False, uci) for gi, uci in recent],
@@ -362,16 +571,19 @@ class Database:
         """The answer to GET path?params (path /lichess, /masters or /player)."""
         board, opening = self.position(params.get("fen"), params.get("play"))
 
-        def ints(name, default, cap=None):
-            v = int(params[name]) if name in params else default
-            return min(v, cap) if cap is not None else v
+        def count(name, default=None):
+            return int(params[name]) if name in params else default
 
-        speeds = set(params["speeds"].split(",")) if params.get("speeds") else None
+        def listed(name):
+            """A list parameter's items; an empty list admits nothing; absent, None (all)."""
+            return set(params[name].split(",")) if name in params else None
+
+        speeds = listed("speeds")
         if path == "/masters":
             since = int(params["since"]) if "since" in params else None
             until = int(params["until"]) if "until" in params else None
             adm = self.admitted(since=since, until=until, years=True)
-            return self.explorer(board, opening, adm, ints("moves", 12), ints("topGames", 15, 15), 0, masters=True)
+            return self.masters(board, opening, adm, count("moves", 12), count("topGames", MASTERS_TOP_GAMES))
         months = [None, None]
         for i, name in enumerate(("since", "until")):
             if name in params:
@@ -379,14 +591,16 @@ class Database:
                 months[i] = int(m[1]) * 100 + int(m[2])
         if path == "/player":
             color = params["color"]
-            adm = self.admitted(speeds=speeds, since=months[0], until=months[1], player=(params["player"], color))
-            return self.player(board, opening, adm, color, ints("moves", None), ints("recentGames", 8, 8))
-        groups = None
-        if params.get("ratings"):
-            groups = set().union(*(groups_named(int(v)) for v in params["ratings"].split(",")))
-        adm = self.admitted(speeds=speeds, groups=groups, since=months[0], until=months[1])
-        return self.explorer(board, opening, adm, ints("moves", 12), ints("topGames", 4, 4),
-                             ints("recentGames", 4, 4))
+            adm = self.admitted(speeds=speeds, since=months[0], until=months[1], player=(params["player"], color),
+                                modes=listed("modes"))
+            return self.player(board, opening, adm, color, count("moves"), count("recentGames", PLAYER_RECENT_GAMES))
+        named = None
+        if "ratings" in params:
+            named = groups_named(int(v) for v in params["ratings"].split(",") if v != "")
+        adm = self.admitted(speeds=speeds, groups=named, since=months[0], until=months[1])
+        history = tuple(months) if params.get("history") == "true" else None
+        return self.explorer(board, opening, adm, named, count("moves", 12), count("topGames"),
+                             count("recentGames"), history)
 
 
 # -- opening names -------------------------------------------------------------

@@ -1,6 +1,8 @@
 """`archivist explorer build|merge|info|verify` and `book build
 --from-explorer` as a user runs them: exit statuses, messages naming the
-file and the offset, and refusals with their reason."""
+file and the offset, and refusals with their reason. The self-play games
+have no ratings and no dates: Lichess's rules index none of them, and
+`--all-games` indexes them all."""
 import pathlib
 import re
 
@@ -17,10 +19,31 @@ def index(exe, tmp_path_factory):
         pytest.skip(f"{SELFPLAY} not found")
     d = tmp_path_factory.mktemp("explorer-cli")
     out = d / "selfplay.axi"
-    r = run(exe, "explorer", "build", "--pgn", str(SELFPLAY), "--out", str(out), "--threads", "2")
+    r = run(exe, "explorer", "build", "--pgn", str(SELFPLAY), "--out", str(out), "--threads", "2", "--all-games")
     assert r.returncode == 0, r.stderr
     assert "200 games read, 200 indexed" in r.stdout, r.stdout
     return out
+
+
+def test_lichess_rules_skip_games_without_both_ratings_and_all_games_keeps_them(exe, tmp_path):
+    if not SELFPLAY.exists():
+        pytest.skip(f"{SELFPLAY} not found")
+    r = run(exe, "explorer", "build", "--pgn", str(SELFPLAY), "--out", str(tmp_path / "rules.axi"))
+    said = r.stdout + r.stderr
+    assert "200 games read, 0 indexed; skipped: 0 already indexed" in said, said
+    assert ", 200 without both ratings, 0 without a month," in said, said
+    # One rating known, no date: skipped for the missing rating first; with it, for the month.
+    pgn = tmp_path / "one.pgn"
+    pgn.write_text('[White "a"]\n[Black "b"]\n[Result "1-0"]\n[WhiteElo "2000"]\n[BlackElo "?"]\n\n1. e4 1-0\n\n'
+                   '[White "a"]\n[Black "b"]\n[Result "1-0"]\n[WhiteElo "2000"]\n[BlackElo "2000"]\n\n1. d4 1-0\n')
+    r = run(exe, "explorer", "build", "--pgn", str(pgn), "--out", str(tmp_path / "one.axi"))
+    said = r.stdout + r.stderr
+    assert "2 games read, 0 indexed;" in said and ", 1 without both ratings, 1 without a month," in said, said
+    r = run(exe, "explorer", "build", "--pgn", str(pgn), "--out", str(tmp_path / "all.axi"), "--all-games")
+    assert r.returncode == 0, r.stderr
+    assert "2 games read, 2 indexed;" in r.stdout + r.stderr
+    r = run(exe, "explorer", "info", str(tmp_path / "all.axi"))
+    assert r.returncode == 0 and "games:     2" in r.stdout, r.stdout
 
 
 def test_info_and_verify_describe_a_valid_index(exe, index):
@@ -63,10 +86,11 @@ def test_merge_of_shards_equals_the_build_of_their_inputs(exe, tmp_path):
         pgn = tmp_path / f"half{i}.pgn"
         pgn.write_text(text if text.endswith("\n") else text + "\n")
         out = tmp_path / f"half{i}.axi"
-        assert run(exe, "explorer", "build", "--pgn", str(pgn), "--out", str(out)).returncode == 0
+        assert run(exe, "explorer", "build", "--pgn", str(pgn), "--out", str(out), "--all-games").returncode == 0
         shards.append(out)
     whole = tmp_path / "whole.axi"
-    r = run(exe, "explorer", "build", "--pgn", *(str(tmp_path / f"half{i}.pgn") for i in range(2)), "--out", str(whole))
+    r = run(exe, "explorer", "build", "--pgn", *(str(tmp_path / f"half{i}.pgn") for i in range(2)), "--out", str(whole),
+            "--all-games")
     assert r.returncode == 0, r.stderr
     merged = tmp_path / "merged.axi"
     r = run(exe, "explorer", "merge", *map(str, shards), "--out", str(merged))

@@ -274,9 +274,9 @@ pub fn router(state: Arc<State>, limits: &Limits) -> Router {
         .route("/lichess", get(explorer::lichess))
         .route("/masters", get(explorer::masters))
         .route("/master", get(explorer::masters))
-        .route("/masters/pgn/{id}", get(explorer::game_pgn))
-        .route("/master/pgn/{id}", get(explorer::game_pgn))
-        .route("/game/export/{id}", get(explorer::game_pgn))
+        .route("/masters/pgn/{id}", get(explorer::masters_pgn))
+        .route("/master/pgn/{id}", get(explorer::masters_pgn))
+        .route("/game/export/{id}", get(explorer::lichess_pgn))
         .route("/player", get(explorer::player))
         .layer(middleware::from_fn(any_origin));
     let seconds = limits.request_seconds.max(1);

@@ -234,7 +234,8 @@ def explorer_queries():
                {"ratings": "2000,2200,2500"}, {"ratings": "1600,1800"}, {"ratings": "2800"},
                {"since": "2019-01"}, {"until": "2016-06"}, {"topGames": "0"}, {"recentGames": "0"},
                {"topGames": "0", "recentGames": "0"}, {"moves": "2", "topGames": "1", "recentGames": "2"},
-               {"speeds": "rapid,classical,correspondence", "ratings": "1400", "history": "true"}]
+               {"speeds": "rapid,classical,correspondence", "ratings": "1400", "history": "true"},
+               {"history": "true", "since": "2018-01"}, {"ratings": "2200,2500", "recentGames": "9"}]
     out = []
     for i, line in enumerate(lines):
         play = {"play": line} if line else {}
@@ -246,6 +247,7 @@ def explorer_queries():
             out.append(("/player", {**play, "player": name, "color": color}))
             out.append(("/player", {**play, "player": name, "color": color, "speeds": "blitz",
                                     "recentGames": "2"}))
+            out.append(("/player", {**play, "player": name, "color": color, "modes": "casual"}))
     out.append(("/lichess", {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}))
     out.append(("/lichess", {"play": "e2e5"}))
     return out
@@ -260,8 +262,8 @@ def explorer_steps():
          [], None),
         ("explorer build --masters", ["explorer", "build", "--masters", "--pgn", "lichess.pgn", "--out", "m.axi",
                                       "--threads", "1"], [], None),
-        ("explorer build stockfish", ["explorer", "build", "--pgn", SF200, "--out", "sf.axi", "--threads", "1"],
-         [], None),
+        ("explorer build stockfish", ["explorer", "build", "--all-games", "--pgn", SF200, "--out", "sf.axi",
+                                      "--threads", "1"], [], None),
         ("explorer info", ["explorer", "info", "l.axi"], ["explorer build"], None),
         ("explorer verify", ["explorer", "verify", "l.axi"], ["explorer build"], None),
         ("explorer merge", ["explorer", "merge", "--out", "lm.axi", "l.axi", "sf.axi"],

@@ -1,7 +1,7 @@
 //! `archivist book build`: the arguments, the progress bar and the summary;
 //! the work is [`crate::book::tools::build`].
 
-use crate::book::tools::build::{self, parse_day, parse_result, Filters, Rejection, TimeClass};
+use crate::book::tools::build::{self, parse_day, parse_result, Filters, Rejection};
 use crate::book::tools::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
 use crate::book::tools::make_book::MakeBookOptions;
 use crate::explorer::index::Explorer;
@@ -120,8 +120,10 @@ pub struct GameFilterArgs {
     /// Keep games whose players are both rated at least N (WhiteElo/BlackElo).
     #[arg(long)]
     pub min_elo: Option<u32>,
-    /// Keep games of these speed classes (TimeControl tag, Lichess's rule):
-    /// ultrabullet, bullet, blitz, rapid, classical, correspondence.
+    /// Keep games of these speeds (the TimeControl tag classed as the
+    /// explorer classes it: base + 40 × increment seconds; `-`, `?` or none
+    /// is correspondence): ultrabullet, bullet, blitz, rapid, classical,
+    /// correspondence.
     #[arg(long, value_delimiter = ',')]
     pub time_control: Vec<String>,
     /// Keep games of at least N plies.
@@ -142,13 +144,21 @@ pub struct GameFilterArgs {
 }
 
 impl GameFilterArgs {
+    /// The speeds of `--time-control` (Lichess's names, case ignored;
+    /// `standard` is classical).
+    fn speeds(&self) -> anyhow::Result<Vec<Speed>> {
+        self.time_control
+            .iter()
+            .map(|t| {
+                let name = if t.eq_ignore_ascii_case("standard") { "classical" } else { t.as_str() };
+                Speed::parse(name).with_context(|| format!("unknown time control class '{t}'"))
+            })
+            .collect()
+    }
+
     /// The filters (results and variants left open).
     pub fn filters(&self) -> anyhow::Result<Filters> {
-        let time_controls = self
-            .time_control
-            .iter()
-            .map(|t| TimeClass::parse(t).with_context(|| format!("unknown time control class '{t}'")))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        let time_controls = self.speeds()?;
         let day = |d: &Option<String>, end: bool| -> anyhow::Result<Option<u32>> {
             d.as_deref().map(|d| parse_day(d, end).with_context(|| format!("bad date '{d}'"))).transpose()
         };
@@ -213,14 +223,7 @@ impl BuildArgs {
                  --time-control, --ratings and --since/--until"
             );
         }
-        let speeds = (!g.time_control.is_empty())
-            .then(|| {
-                g.time_control
-                    .iter()
-                    .map(|t| Speed::parse(t).with_context(|| format!("unknown time control class '{t}'")))
-                    .collect::<anyhow::Result<Vec<_>>>()
-            })
-            .transpose()?;
+        let speeds = (!g.time_control.is_empty()).then(|| g.speeds()).transpose()?;
         let month = |v: &Option<String>| -> anyhow::Result<Option<u16>> {
             v.as_deref().map(|v| parse_month(v).with_context(|| format!("bad month '{v}' (YYYY-MM)"))).transpose()
         };

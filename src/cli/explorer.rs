@@ -4,7 +4,7 @@
 
 use super::book_build::{Bar, GameFilterArgs};
 use crate::book::tools::build::{self, Rejection};
-use crate::explorer::build::{self as tool, ExplorerOptions, ExplorerSummary};
+use crate::explorer::build::{self as tool, ExplorerOptions, ExplorerSummary, Refusal};
 use crate::explorer::index::{Explorer, DEFAULT_MAX_PLY};
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -50,12 +50,16 @@ pub struct BuildArgs {
     /// Index the positions of the first N plies of each game (1..=255).
     #[arg(long, default_value_t = DEFAULT_MAX_PLY)]
     pub max_ply: u8,
-    /// Top games kept per cell (4; 15 for a masters index, see --masters).
-    #[arg(long, default_value_t = 4)]
-    pub top_games: u8,
-    /// A masters index: 15 top games per cell.
+    /// A masters index (`serve --masters`), as Lichess's masters database:
+    /// games whose mean rating is 2200 or more and dated at most tomorrow;
+    /// each year's 15 best games kept.
     #[arg(long)]
     pub masters: bool,
+    /// Keep the games Lichess's importer refuses: BOT games, games without
+    /// both ratings (a missing one takes the other's) and games without a
+    /// month (month 0), and with --masters games under 2200 or in the future.
+    #[arg(long)]
+    pub all_games: bool,
     /// Threads that parse and replay games.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -98,8 +102,10 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
         ExplorerCommand::Info { index } => {
             let e = open(&index)?;
             println!(
-                "file:      {}\nformat:    explorer index (AXPL version 1)\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nbytes:     {}",
+                "file:      {}\nformat:    explorer index (AXPL version {}, {})\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nbytes:     {}",
                 index.display(),
+                crate::explorer::index::VERSION,
+                if e.top_games() == crate::explorer::build::MASTERS_GAMES as u8 { "masters" } else { "Lichess" },
                 e.max_ply(),
                 e.games(),
                 e.positions(),
@@ -138,7 +144,8 @@ fn build_index(args: BuildArgs) -> anyhow::Result<ExitCode> {
     }
     let options = ExplorerOptions {
         max_ply: args.max_ply,
-        top_games: if args.masters { 15 } else { args.top_games.max(1) },
+        masters: args.masters,
+        all_games: args.all_games,
         filters: args.games.filters()?,
         threads: args.threads.clamp(1, 256),
         memory_mb: args.memory.max(16),
@@ -171,13 +178,14 @@ fn print_summary(s: &ExplorerSummary) {
         .collect();
     let secs = s.seconds.max(1e-9);
     eprintln!(
-        "summary: {} games read, {} indexed; skipped: {} already indexed, {} not 1-0/0-1/1/2-1/2, {} variant or set-up, {} illegal move, {} filtered out{}; {} input(s) damaged",
+        "summary: {} games read, {} indexed; skipped: {} already indexed, {} not 1-0/0-1/1/2-1/2, {} variant or set-up, {} illegal move, {}, {} filtered out{}; {} input(s) damaged",
         s.games,
         s.indexed,
         s.duplicates,
         s.bad_result,
         s.variants,
         s.illegal,
+        Refusal::ALL.iter().zip(s.refused).map(|(r, n)| format!("{n} {}", r.name())).collect::<Vec<_>>().join(", "),
         s.rejected.iter().sum::<u64>(),
         if rejected.is_empty() { String::new() } else { format!(" ({})", rejected.join(", ")) },
         s.damaged.len()

@@ -17,19 +17,29 @@
 //! * Games whose result is not 1-0, 0-1 or ½-½, variant games and games
 //!   from a set-up position (a `FEN` tag) are skipped and counted; so are
 //!   games with an illegal move; the book build's filters apply as well.
+//! * Lichess's importer's refusals ([`Refusal`], unless `all_games`): a
+//!   `BOT` title, a missing or unreadable `WhiteElo` or `BlackElo`, no
+//!   month (`UTCDate`, else `Date`; a year is enough for masters); for a
+//!   masters index, a floored mean rating under 2200 and a date after
+//!   tomorrow (UTC). Each skipped game counts under the first reason in
+//!   the order result, variant or set-up, these, the filters, an illegal
+//!   move, an id already indexed.
 //! * A position (Lichess's identity: [`crate::board::Board::key_legal_ep`]) counts once per
 //!   game, with the last move played from it when the game repeats it, for
 //!   the first `max_ply` plies (50).
-//! * A missing rating takes the other player's; both missing: rating group
-//!   0, and nothing added to the rating sums. A missing or unreadable date
-//!   is month 0 (`0000-00`).
+//! * With `all_games`, a missing rating takes the other player's; both
+//!   missing: rating group 0, and nothing added to the rating sums; a
+//!   missing or unreadable date is month 0 (`0000-00`).
 //! * A game's id is the 8 letters and digits ending `Site` when they are
 //!   there (Lichess's game id), else 8 base-62 digits of a 64-bit FNV-1a
 //!   hash of its tags and moves.
-//! * Top games of a cell: the `top_games` (4; 15 for masters) with the
-//!   highest mean rating, then the newest; recent games: the 4 newest, by
-//!   month, then input order. Both are all a query needs: the top games of
-//!   any union of cells are among the union of their top lists.
+//! * The games a cell keeps (a Lichess index): its [`RECENT_GAMES`] newest
+//!   (later game numbers): every top and recent game a query lists comes
+//!   from them ([`crate::explorer::query`] says why). A masters index keeps,
+//!   for each year, the [`MASTERS_GAMES`] games of the position with the
+//!   highest `WhiteElo + BlackElo`, then the highest id
+//!   ([`crate::explorer::model::id_value`]), each in its cell's list with
+//!   that rank: Lichess's masters database keeps just those.
 //!
 //! The index is a function of the sequence of games alone (not of the
 //! threads or the memory budget), so [`merge`], which replays the stored
@@ -43,7 +53,7 @@ use crate::explorer::index::{
     Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats, PackedMoves,
     PositionEntry, Stats, LISTED,
 };
-use crate::explorer::model::filter::{rating, result_of, Filters, GameTags, Rejection};
+use crate::explorer::model::filter::{is_standard, rating, result_of, Filters, GameTags, Rejection};
 use crate::explorer::model::{Outcome, Speed};
 use crate::input::Input;
 use crate::input::InputError;
@@ -63,8 +73,11 @@ use thiserror::Error;
 #[derive(Clone, Debug)]
 pub struct ExplorerOptions {
     pub max_ply: u8,
-    /// Top games kept per cell (4; 15 for a masters index).
-    pub top_games: u8,
+    /// A masters index (Lichess's masters database): its refusals, and the
+    /// best games of each year kept instead of each cell's newest.
+    pub masters: bool,
+    /// Keep the games Lichess's importer refuses ([`Refusal`]).
+    pub all_games: bool,
     pub filters: Filters,
     pub threads: usize,
     pub memory_mb: usize,
@@ -77,7 +90,8 @@ impl Default for ExplorerOptions {
     fn default() -> ExplorerOptions {
         ExplorerOptions {
             max_ply: crate::explorer::index::DEFAULT_MAX_PLY,
-            top_games: 4,
+            masters: false,
+            all_games: false,
             filters: Filters::default(),
             threads: 1,
             memory_mb: 1024,
@@ -87,8 +101,51 @@ impl Default for ExplorerOptions {
     }
 }
 
-/// Recent games kept per cell.
-pub const RECENT_GAMES: usize = 4;
+/// The newest games kept per cell of a Lichess index (lila's
+/// `MAX_LICHESS_GAMES`).
+pub const RECENT_GAMES: usize = 8;
+/// The best games kept per position and year of a masters index (lila's
+/// `MAX_MASTERS_GAMES`).
+pub const MASTERS_GAMES: usize = 15;
+
+/// Why Lichess's importer refuses a game (none with `all_games`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// `WhiteTitle` or `BlackTitle` is `BOT`.
+    Bot,
+    /// `WhiteElo` or `BlackElo` is missing or unreadable.
+    Ratings,
+    /// No month (masters: no year) in `UTCDate` or `Date`.
+    Month,
+    /// Masters: the floored mean rating is under 2200.
+    Under2200,
+    /// Masters: dated after tomorrow (UTC).
+    Future,
+}
+
+impl Refusal {
+    pub const ALL: [Refusal; 5] = [Refusal::Bot, Refusal::Ratings, Refusal::Month, Refusal::Under2200, Refusal::Future];
+
+    /// How the summary names it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Refusal::Bot => "BOT",
+            Refusal::Ratings => "without both ratings",
+            Refusal::Month => "without a month",
+            Refusal::Under2200 => "under 2200",
+            Refusal::Future => "dated after tomorrow",
+        }
+    }
+}
+
+/// What a build refuses: Lichess's importer's rules, or nothing.
+#[derive(Clone, Copy, Debug)]
+struct Rules {
+    masters: bool,
+    all_games: bool,
+    /// Masters: tomorrow (UTC) as `(year, month, day)`.
+    tomorrow: (u16, u8, u8),
+}
 
 /// Figures of a build or a merge.
 #[derive(Clone, Debug, Default)]
@@ -103,6 +160,8 @@ pub struct ExplorerSummary {
     pub variants: u64,
     pub illegal: u64,
     pub rejected: [u64; Rejection::ALL.len()],
+    /// Refused by Lichess's importer's rules, by [`Refusal`].
+    pub refused: [u64; Refusal::ALL.len()],
     pub damaged: Vec<(String, String)>,
     pub text_bytes: u64,
     pub source_bytes: u64,
@@ -194,13 +253,10 @@ struct Facts {
 }
 
 impl Facts {
-    fn of(g: &GameRecord) -> Facts {
+    fn of(g: &GameRecord, masters: bool) -> Facts {
         let (w, b) = (g.white_rating, g.black_rating);
         let (white, black) = (if w == 0 { b } else { w }, if b == 0 { w } else { b });
-        Facts { cell: g.cell(), outcome: g.outcome, white, black }
-    }
-    fn mean(&self) -> u32 {
-        (u32::from(self.white) + u32::from(self.black)) / 2
+        Facts { cell: g.cell_of(masters), outcome: g.outcome, white, black }
     }
 }
 
@@ -227,6 +283,7 @@ struct Counts {
     bad_result: u64,
     variants: u64,
     rejected: [u64; Rejection::ALL.len()],
+    refused: [u64; Refusal::ALL.len()],
 }
 
 /// The id of a game: Lichess's (the 8 letters and digits ending `Site`),
@@ -286,21 +343,87 @@ fn year_of(date: &str) -> Option<u16> {
 enum Skip {
     Result,
     Variant,
+    Refused(Refusal),
     Filter(Rejection),
 }
 
-/// The record of a game that passes the filters, into `g` (its strings'
-/// room kept); why it is left out, for one that does not.
-fn record_of(view: &GameView, filters: &Filters, g: &mut GameRecord) -> Result<(), Skip> {
+impl Rules {
+    fn of(options: &ExplorerOptions) -> Rules {
+        Rules { masters: options.masters, all_games: options.all_games, tomorrow: tomorrow_utc() }
+    }
+
+    /// Lichess's importer's refusal of a game, if any.
+    fn refusal(&self, view: &GameView, date: (u16, u8, u8)) -> Option<Refusal> {
+        if self.all_games {
+            return None;
+        }
+        if ["WhiteTitle", "BlackTitle"].iter().any(|t| view.tag(t).is_some_and(|v| v.trim() == "BOT")) {
+            return Some(Refusal::Bot);
+        }
+        let (Some(white), Some(black)) = (rating(view, Color::White), rating(view, Color::Black)) else {
+            return Some(Refusal::Ratings);
+        };
+        let (year, month, day) = date;
+        if year == 0 || (month == 0 && !self.masters) {
+            return Some(Refusal::Month);
+        }
+        if self.masters {
+            if (white + black) / 2 < 2200 {
+                return Some(Refusal::Under2200);
+            }
+            let (ty, tm, td) = self.tomorrow;
+            let later = if month == 0 {
+                year > ty
+            } else if day == 0 {
+                (year, month) > (ty, tm)
+            } else {
+                (year, month, day) > (ty, tm, td)
+            };
+            if later {
+                return Some(Refusal::Future);
+            }
+        }
+        None
+    }
+}
+
+/// Tomorrow's date (UTC) as `(year, month, day)`.
+fn tomorrow_utc() -> (u16, u8, u8) {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    civil_from_days(secs / 86_400 + 1)
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01.
+fn civil_from_days(days: u64) -> (u16, u8, u8) {
+    // Howard Hinnant's days-to-civil, for days on or after the epoch.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = (yoe + era * 400 + u64::from(month <= 2)) as u16;
+    (year, month, day)
+}
+
+/// The record of a game that passes the rules and the filters, into `g`
+/// (its strings' room kept); why it is left out, for one that does not.
+fn record_of(view: &GameView, rules: &Rules, filters: &Filters, g: &mut GameRecord) -> Result<(), Skip> {
     let outcome = result_of(view).and_then(Outcome::from_token).ok_or(Skip::Result)?;
-    if view.tag("FEN").is_some() || view.is_chess960() {
+    if view.tag("FEN").is_some() || view.is_chess960() || !is_standard(view) {
         return Err(Skip::Variant);
+    }
+    let date = date_of(view);
+    if let Some(why) = rules.refusal(view, date) {
+        return Err(Skip::Refused(why));
     }
     if let Err(r) = filters.admit(view) {
         return Err(if r == Rejection::Variant { Skip::Variant } else { Skip::Filter(r) });
     }
     let rating = |c| rating(view, c).map_or(0, |r| r.min(u32::from(u16::MAX)) as u16);
-    (g.year, g.month, g.day) = date_of(view);
+    (g.year, g.month, g.day) = date;
     let tag = |t: &str, into: &mut String| {
         into.clear();
         into.push_str(view.tag(t).unwrap_or("").trim());
@@ -350,7 +473,14 @@ fn game_of(
 /// The worker's work on one batch: its games replayed into `games` (the
 /// room of a batch done with, when there is one; the first `used` are
 /// this batch's).
-fn replay_batch(file: &Arc<Path>, text: &str, max_ply: u8, filters: &Filters, games: &mut Vec<Replayed>) -> Batch {
+fn replay_batch(
+    file: &Arc<Path>,
+    text: &str,
+    max_ply: u8,
+    rules: &Rules,
+    filters: &Filters,
+    games: &mut Vec<Replayed>,
+) -> Batch {
     let mut out = Batch::default();
     for_each_game(text, |view| {
         out.counts.games += 1;
@@ -358,10 +488,11 @@ fn replay_batch(file: &Arc<Path>, text: &str, max_ply: u8, filters: &Filters, ga
             games.push(Replayed::default());
         }
         let r = &mut games[out.used];
-        match record_of(view, filters, &mut r.record) {
+        match record_of(view, rules, filters, &mut r.record) {
             Ok(()) => {}
             Err(Skip::Result) => return out.counts.bad_result += 1,
             Err(Skip::Variant) => return out.counts.variants += 1,
+            Err(Skip::Refused(why)) => return out.counts.refused[why as usize] += 1,
             Err(Skip::Filter(why)) => return out.counts.rejected[why.index()] += 1,
         }
         let source = || GameSource { file: Some(file.clone()), index: view.number() };
@@ -387,9 +518,11 @@ struct Indexer {
     writer: ExplorerWriter,
     ids: HashSet<[u8; 8]>,
     facts: Vec<Facts>,
+    /// Masters: each game's rank ([`GameRecord::masters_rank`]).
+    ranks: Vec<u64>,
     visits: Buckets<Visits>,
     scratch: Vec<Visit>,
-    top_games: usize,
+    masters: bool,
     summary: ExplorerSummary,
 }
 
@@ -398,12 +531,13 @@ impl Indexer {
         // A quarter of the budget for held visits (16 bytes each).
         let limit = (options.memory_mb.max(1) << 20) / 4 / 16;
         Ok(Indexer {
-            writer: ExplorerWriter::create(out, options.max_ply, options.top_games)?,
+            writer: ExplorerWriter::create(out, options.max_ply, kept_per_cell(options.masters))?,
             ids: HashSet::new(),
             facts: Vec::new(),
+            ranks: Vec::new(),
             visits: Buckets::new(0, Visits, limit, temp, "visits".to_string()),
             scratch: Vec::new(),
-            top_games: usize::from(options.top_games.max(1)),
+            masters: options.masters,
             summary: ExplorerSummary::default(),
         })
     }
@@ -420,7 +554,10 @@ impl Indexer {
             return Ok(());
         }
         let game = self.writer.game(record, packed)?;
-        self.facts.push(Facts::of(record));
+        self.facts.push(Facts::of(record, self.masters));
+        if self.masters {
+            self.ranks.push(record.masters_rank());
+        }
         self.scratch.clear();
         self.scratch.extend(visits.map(|(key, ply, mv)| Visit { key, game, ply, mv }));
         self.summary.events += self.scratch.len() as u64;
@@ -438,7 +575,7 @@ impl Indexer {
         temp: &Path,
         threads: usize,
     ) -> Result<ExplorerSummary, ExplorerBuildError> {
-        let Indexer { mut writer, ids, facts, visits, top_games, mut summary, .. } = self;
+        let Indexer { mut writer, ids, facts, ranks, visits, masters, mut summary, .. } = self;
         drop(ids);
         let spilled = visits.finish(64)?;
         summary.runs = spilled.file_count;
@@ -474,13 +611,13 @@ impl Indexer {
                 Err(Feeding::Stopped) => {}
             }
         };
-        let facts = &facts;
+        let (facts, ranks) = (&facts, &ranks);
         let worker = || {
             move |job: BucketJob, _: &crate::ordered::Spares<()>| match job {
                 BucketJob::Visits(mut run) => {
                     let mut counted = Counted::default();
                     for items in &mut run {
-                        count_bucket(items, facts, top_games, &mut counted);
+                        count_bucket(items, facts, ranks, masters, &mut counted);
                     }
                     Ok(counted)
                 }
@@ -544,7 +681,7 @@ struct Counted {
 }
 
 /// Counts the visits of one bucket (in game order) into `out`.
-fn count_bucket(items: &mut [Visit], facts: &[Facts], top_games: usize, out: &mut Counted) {
+fn count_bucket(items: &mut [Visit], facts: &[Facts], ranks: &[u64], masters: bool, out: &mut Counted) {
     // Game numbers rise in input order: by key, then game, is by key in
     // input order.
     items.sort_unstable_by_key(|v| (v.key, v.game));
@@ -553,7 +690,7 @@ fn count_bucket(items: &mut [Visit], facts: &[Facts], top_games: usize, out: &mu
             out.singles.push((only.key, only.game, only.ply));
         } else {
             let before = out.bytes.len();
-            encode_position(&entry_of(group, facts, top_games), &mut out.bytes);
+            encode_position(&entry_of(group, facts, ranks, masters), &mut out.bytes);
             out.positions.push((group[0].key, out.bytes.len() - before));
         }
     }
@@ -561,14 +698,15 @@ fn count_bucket(items: &mut [Visit], facts: &[Facts], top_games: usize, out: &mu
 
 /// The entry of a position reached in `visits` (one per game, in game
 /// order; two or more): its games listed when they are few ([`LISTED`]),
-/// else counted by cell.
-fn entry_of(visits: &[Visit], facts: &[Facts], top_games: usize) -> PositionEntry {
+/// else counted by cell, with each cell's kept games (the newest; masters:
+/// those of the year's best).
+fn entry_of(visits: &[Visit], facts: &[Facts], ranks: &[u64], masters: bool) -> PositionEntry {
     let mut moves: Vec<u16> = visits.iter().map(|v| v.mv).collect();
     moves.sort_unstable();
     moves.dedup();
     let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0);
     if visits.len() <= LISTED {
-        let games = visits.iter().map(|v| GameRef { game: v.game, mv: move_index(v.mv) as u32, mean: 0 }).collect();
+        let games = visits.iter().map(|v| GameRef { game: v.game, mv: move_index(v.mv) as u32, rank: 0 }).collect();
         return PositionEntry::Listed { moves: moves.iter().map(|&m| Move::from_raw(m)).collect(), games };
     }
     // (move, cell) → stats and the game when there is one.
@@ -591,27 +729,42 @@ fn entry_of(visits: &[Visit], facts: &[Facts], top_games: usize) -> PositionEntr
         let only = (group.len() == 1).then_some(group[0].3);
         out[group[0].0].cells.push(MoveCell { cell: group[0].1, stats: s, game: only });
     }
-    by_cell.sort_by_key(|c| c.0);
+    let rank = |game: u32| ranks.get(game as usize).copied().unwrap_or(0);
+    if masters {
+        // Each year's best games, each year's cells one after another.
+        let year = |c: Cell| crate::explorer::model::month_of(c.month()).0;
+        by_cell.sort_by_key(|&(cell, game, _)| (year(cell), std::cmp::Reverse(rank(game))));
+        let mut kept: Vec<(Cell, u32, usize)> = Vec::new();
+        for y in by_cell.chunk_by(|a, b| year(a.0) == year(b.0)) {
+            kept.extend_from_slice(&y[..y.len().min(MASTERS_GAMES)]);
+        }
+        by_cell = kept;
+    }
+    by_cell.sort_by_key(|&(cell, game, _)| (cell, std::cmp::Reverse(game)));
     let games = by_cell
         .chunk_by(|a, b| a.0 == b.0)
         .map(|group| {
-            let refs = |sel: &mut Vec<&(Cell, u32, usize)>, n: usize, rated: bool| -> Vec<GameRef> {
-                sel.truncate(n);
-                let mean = |game: u32| if rated { facts[game as usize].mean() as u16 } else { 0 };
-                sel.iter().map(|&&(_, game, mv)| GameRef { game, mv: mv as u32, mean: mean(game) }).collect()
-            };
-            let mut top: Vec<_> = group.iter().collect();
-            top.sort_by_key(|&&(_, game, _)| std::cmp::Reverse((facts[game as usize].mean(), game)));
-            let mut recent: Vec<_> = group.iter().collect();
-            recent.sort_by_key(|&&(_, game, _)| std::cmp::Reverse(game));
-            CellGames {
-                cell: group[0].0,
-                top: refs(&mut top, top_games, true),
-                recent: refs(&mut recent, RECENT_GAMES, false),
+            let refs = group.iter().map(|&(_, game, mv)| GameRef { game, mv: mv as u32, rank: rank(game) });
+            if masters {
+                let mut top: Vec<GameRef> = refs.collect();
+                top.sort_by_key(|r| std::cmp::Reverse(r.rank));
+                CellGames { cell: group[0].0, top, recent: Vec::new() }
+            } else {
+                CellGames { cell: group[0].0, top: Vec::new(), recent: refs.take(RECENT_GAMES).collect() }
             }
         })
         .collect();
     PositionEntry::Counted { moves: out, games }
+}
+
+/// The games a cell keeps, the header's byte: the newest 8 of a Lichess
+/// index, the best 15 of a masters index's year.
+pub fn kept_per_cell(masters: bool) -> u8 {
+    if masters {
+        MASTERS_GAMES as u8
+    } else {
+        RECENT_GAMES as u8
+    }
 }
 
 /// The side that moves at `ply` of a game from the start position.
@@ -641,18 +794,19 @@ pub fn build(
         crate::codec::TempDir::in_dir(&parent, "archivist-explorer").map_err(|e| PathIoError::new(&parent, e))?;
     let mut indexer = Indexer::new(out, options, temp.path())?;
     let filters = Filters { exclude_variants: true, chess960: false, ..options.filters.clone() };
+    let rules = Rules::of(options);
     let meter = Meter::default();
     let tokens = 2 * options.threads.max(1) + 2;
     // The batches in flight (text, and their games replayed: about 3x the
     // text) take at most an eighth of the budget.
     let batch_bytes = ((options.memory_mb.max(1) << 20) / 24 / tokens).clamp(64 << 10, 4 << 20);
     let worker = || {
-        let (files, filters) = (&files, &filters);
+        let (files, filters, rules) = (&files, &filters, &rules);
         move |job: Job, spares: &crate::ordered::Spares<Vec<Replayed>>| match job {
             Job::Damaged { input, error } => Item::Damaged { input, error },
             Job::Batch { file, batch: text } => {
                 let mut games = spares.take().unwrap_or_default();
-                let batch = replay_batch(&files[file], &text.text, options.max_ply, filters, &mut games);
+                let batch = replay_batch(&files[file], &text.text, options.max_ply, rules, filters, &mut games);
                 Item::Games { games, batch, text_bytes: text.text.len() as u64 }
             }
         }
@@ -674,6 +828,9 @@ pub fn build(
                 s.illegal += batch.skipped.len() as u64;
                 s.text_bytes += text_bytes;
                 for (r, n) in s.rejected.iter_mut().zip(counts.rejected) {
+                    *r += n;
+                }
+                for (r, n) in s.refused.iter_mut().zip(counts.refused) {
                     *r += n;
                 }
                 batch.skipped.iter().for_each(|e| observer.skipped(e));
@@ -719,9 +876,9 @@ pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Resul
     if let Some((path, e)) = opened.iter().find(|(_, e)| e.max_ply() != max_ply) {
         return Err(ExplorerBuildError::Mismatch { path: path.to_path_buf(), found: e.max_ply(), expected: max_ply });
     }
-    // The shards' top games per cell (the first's: 4, or 15 for masters).
-    let top_games = opened.first().map_or(options.top_games, |(_, e)| e.top_games());
-    let options = ExplorerOptions { max_ply, top_games, ..options.clone() };
+    // A masters index if the first shard is one.
+    let masters = opened.first().map_or(options.masters, |(_, e)| e.top_games() == MASTERS_GAMES as u8);
+    let options = ExplorerOptions { max_ply, masters, ..options.clone() };
     let parent = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
     let temp =
         crate::codec::TempDir::in_dir(&parent, "archivist-explorer").map_err(|e| PathIoError::new(&parent, e))?;

@@ -8,9 +8,9 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `AXPL` |
-//! | 4 | 2 | version, 1 |
+//! | 4 | 2 | version, 2 (version 1, before Lichess's rules for games, is refused: rebuild it) |
 //! | 6 | 1 | max ply: the positions of the first this many plies of a game are indexed (1..=255) |
-//! | 7 | 1 | top games kept per cell (1..=255; 4, 15 for masters) |
+//! | 7 | 1 | games kept per cell: 8, a Lichess index (each cell's newest); 15, a masters index (each year's best) |
 //! | 8 | 8 | `G`: games |
 //! | 16 | 8 | `S`: strings |
 //! | 24 | 8 | `P`: positions (reached in two games or more) |
@@ -55,7 +55,7 @@ use crate::types::{Color, Move};
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"AXPL";
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 pub const HEADER_LEN: usize = 128;
 /// Singles per directory block.
 pub const BLOCK: usize = 64;
@@ -127,6 +127,23 @@ impl GameRecord {
     /// The game's cell.
     pub fn cell(&self) -> Cell {
         Cell::new(month_code(self.year, self.month), self.speed, rating_group(self.mean_rating()))
+    }
+
+    /// The game's cell in a Lichess index, or a masters index (where only
+    /// the year counts: a game of an unknown month is in its January).
+    pub fn cell_of(&self, masters: bool) -> Cell {
+        match self.month {
+            0 if masters => Cell::new(month_code(self.year, 1), self.speed, rating_group(self.mean_rating())),
+            _ => self.cell(),
+        }
+    }
+
+    /// The order of Lichess's masters database (`WhiteElo + BlackElo`,
+    /// then the id's value: [`crate::explorer::model::id_value`]) as one
+    /// number, the sum in the top 16 bits.
+    pub fn masters_rank(&self) -> u64 {
+        let sum = u64::from(self.white_rating) + u64::from(self.black_rating);
+        sum.min(0xffff) << 48 | crate::explorer::model::id_value(&self.id) & ((1 << 48) - 1)
     }
 
     /// The rating of the player of `color` (0: unknown).
@@ -208,14 +225,15 @@ pub struct MoveCell {
 }
 
 /// A game listed for a position: its number, the index of the move it
-/// played there in the position's moves, and (top games) its mean rating.
+/// played there in the position's moves, and (a masters index's top
+/// games) its rank.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct GameRef {
     pub game: u32,
     pub mv: u32,
-    /// The mean of the players' ratings (a missing one the other's), for
-    /// top games; 0 in recent games' lists.
-    pub mean: u16,
+    /// [`GameRecord::masters_rank`] in a masters index's top games; 0 in
+    /// recent games' lists.
+    pub rank: u64,
 }
 
 /// The games of one cell that a position lists: the best rated and the
@@ -250,7 +268,7 @@ pub enum ExplorerError {
     Io(#[from] PathIoError),
     #[error("bad magic at offset 0: expected \"AXPL\"")]
     BadMagic,
-    #[error("unsupported version {version} at offset 4 (expected {VERSION})")]
+    #[error("unsupported version {version} at offset 4 (expected {VERSION}; an index of an older version is rebuilt with `archivist explorer build`)")]
     UnsupportedVersion { version: u16 },
     #[error(transparent)]
     Truncated(#[from] Truncated),

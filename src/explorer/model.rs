@@ -1,7 +1,10 @@
-//! A game's facts as the opening explorer counts them, and the filters
-//! over them that `book build` and `explorer build` share
-//! ([`filter`]): the speed of a time control, the rating group of a mean
-//! rating, the month, the result.
+//! A game's facts as the opening explorer counts them, by Lichess's rules
+//! (lila-openingexplorer's `model`), and the filters over them that `book
+//! build` and `explorer build` share ([`filter`]): the speed of a time
+//! control ([`Speed`]), the rating group of a mean rating
+//! ([`rating_group`]), the month ([`month_code`]), the result
+//! ([`Outcome`]), the mode ([`Mode`]) and the order of game ids
+//! ([`id_value`]).
 
 pub mod filter;
 
@@ -64,17 +67,167 @@ impl Speed {
     pub(crate) fn from_u8(v: u8) -> Option<Speed> {
         Speed::ALL.get(usize::from(v)).copied()
     }
+
+    /// The best rating of Lichess's leaderboard at this speed (as of
+    /// 2024-07-27; correspondence has none: 4000): top games are those
+    /// nearest it ([`crate::explorer::query`]).
+    pub const fn highscore(self) -> i32 {
+        match self {
+            Speed::UltraBullet => 2644,
+            Speed::Bullet => 3352,
+            Speed::Blitz => 2974,
+            Speed::Rapid => 2949,
+            Speed::Classical => 2533,
+            Speed::Correspondence => 4000,
+        }
+    }
+}
+
+impl std::fmt::Display for Speed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A speed's name is not one of Lichess's six.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown speed '{0}' (ultraBullet, bullet, blitz, rapid, classical, correspondence)")]
+pub struct UnknownSpeed(pub String);
+
+impl std::str::FromStr for Speed {
+    type Err = UnknownSpeed;
+
+    /// Lichess's names, ASCII case ignored.
+    fn from_str(s: &str) -> Result<Speed, UnknownSpeed> {
+        Speed::parse(s).ok_or_else(|| UnknownSpeed(s.to_string()))
+    }
+}
+
+impl serde::Serialize for Speed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Rated or casual, as Lichess tells its games apart: a PGN game is casual
+/// when its `Event` says so (Lichess writes "Casual Blitz game"), else rated.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    Rated,
+    Casual,
+}
+
+impl Mode {
+    pub fn of_event(event: &str) -> Mode {
+        if event.to_ascii_lowercase().contains("casual") {
+            Mode::Casual
+        } else {
+            Mode::Rated
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Rated => "rated",
+            Mode::Casual => "casual",
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A mode's name is neither `rated` nor `casual`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode '{0}' (rated, casual)")]
+pub struct UnknownMode(pub String);
+
+impl std::str::FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
+        match s {
+            "rated" => Ok(Mode::Rated),
+            "casual" => Ok(Mode::Casual),
+            _ => Err(UnknownMode(s.to_string())),
+        }
+    }
+}
+
+impl serde::Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// A game id's place in Lichess's order of ids: its 8 characters as a
+/// base-62 number (`0`–`9`, `A`–`Z`, `a`–`z`), the first character the
+/// least significant digit.
+pub fn id_value(id: &[u8; 8]) -> u64 {
+    id.iter().rev().fold(0u64, |n, &c| {
+        let digit = match c {
+            b'0'..=b'9' => c - b'0',
+            b'A'..=b'Z' => c - b'A' + 10,
+            b'a'..=b'z' => c - b'a' + 36,
+            _ => 0,
+        };
+        n * 62 + u64::from(digit)
+    })
 }
 
 /// The lower bounds of Lichess's rating groups; a game's group is that of
-/// the mean of its players' ratings (the one known, when one is), group 0
-/// when neither is known.
+/// the floored mean of its players' ratings (with `--all-games`, the one
+/// known when one is; group 0 when neither is). Lichess never puts a game
+/// in 2800: a mean of 2800 or more is 3200.
 pub const RATING_GROUPS: [u16; 11] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500, 2800, 3200];
+/// The index of group 2500, the highest a `ratings=` filter names apart.
+pub const GROUP_2500: u8 = 8;
+/// The index of group 2000, the lowest that has top games.
+pub const GROUP_2000: u8 = 6;
+/// The index of group 3200.
+pub const GROUP_3200: u8 = 10;
 
-/// The group (index into [`RATING_GROUPS`]) of a mean rating.
+/// The group (index into [`RATING_GROUPS`]) of a mean rating (Lichess's
+/// `RatingGroup::select_avg`).
 pub fn rating_group(mean: Option<u32>) -> u8 {
     let Some(mean) = mean else { return 0 };
+    if mean >= 2800 {
+        return GROUP_3200;
+    }
     RATING_GROUPS.iter().rposition(|&g| mean >= u32::from(g)).unwrap_or(0) as u8
+}
+
+/// The groups a `ratings=` list names (each value the group it falls in),
+/// and whether a stored group `g` counts under them: when
+/// `min(g, 2500)` is named (so 2500 takes 2500 and 3200, and a value of
+/// 2800 or more, naming 3200, takes nothing).
+pub fn groups_named(ratings: &[u32]) -> Vec<u8> {
+    let mut named: Vec<u8> = ratings.iter().map(|&r| rating_group(Some(r))).collect();
+    named.sort_unstable();
+    named.dedup();
+    named
+}
+
+/// Whether stored group `g` counts under the `named` groups ([`groups_named`]).
+pub fn group_counts(named: &[u8], g: u8) -> bool {
+    named.contains(&g.min(GROUP_2500))
+}
+
+/// The lowest group whose games are top games under a rating filter
+/// (`None`: every group): from 3200 down to 2000, the groups that count
+/// without a gap; `None` when 3200 does not count (no top games).
+pub fn top_group(named: Option<&[u8]>) -> Option<u8> {
+    let mut top = None;
+    for g in (GROUP_2000..=GROUP_3200).rev() {
+        if !named.map_or(true, |n| group_counts(n, g)) {
+            break;
+        }
+        top = Some(g);
+    }
+    top
 }
 
 /// A month as `year × 12 + month − 1 + 1`, 0 when unknown (`0000-00`).

@@ -22,12 +22,14 @@
 use super::openings::{self, Opening};
 use crate::board::notation::uci_string;
 use crate::board::Board;
+use crate::explorer::build::MASTERS_GAMES;
 use crate::explorer::index::{Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats, PositionEntry, Stats};
-use crate::explorer::model::{month_of, rating_group, Speed};
+use crate::explorer::model::{group_counts, groups_named, month_of, top_group, Mode, Speed, RATING_GROUPS};
 use crate::types::{Color, Move};
 use parking_lot::Mutex;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -35,7 +37,8 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {
     pub speeds: Option<Vec<Speed>>,
-    /// Rating groups (indices into `RATING_GROUPS`) admitted.
+    /// The rating groups a `ratings=` list names ([`groups_named`]; a
+    /// stored group counts by [`group_counts`]).
     pub groups: Option<Vec<u8>>,
     /// Month codes ([`crate::explorer::model::month_code`]), inclusive.
     pub since: Option<u16>,
@@ -43,28 +46,21 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// The groups a `ratings` list of values admits (see the module doc).
+    /// The groups a `ratings` list of values names (see the module doc).
     pub fn groups_of(ratings: &[u32]) -> Vec<u8> {
-        let mut out: Vec<u8> = Vec::new();
-        for &r in ratings {
-            let g = rating_group(Some(r));
-            if g >= rating_group(Some(2500)) {
-                out.extend(g..crate::explorer::model::RATING_GROUPS.len() as u8);
-            } else {
-                out.push(g);
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
+        groups_named(ratings)
     }
 
     pub fn admits(&self, cell: Cell) -> bool {
-        let month = cell.month();
         self.speeds.as_ref().map_or(true, |s| s.contains(&cell.speed()))
-            && self.groups.as_ref().map_or(true, |g| g.contains(&cell.group()))
-            && self.since.map_or(true, |s| month != 0 && month >= s)
-            && self.until.map_or(true, |u| month != 0 && month <= u)
+            && self.groups.as_ref().map_or(true, |g| group_counts(g, cell.group()))
+            && self.in_range(cell.month())
+    }
+
+    /// Whether a month is within `since` and `until` (a game without a
+    /// month is not, as soon as either is given).
+    pub fn in_range(&self, month: u16) -> bool {
+        self.since.map_or(true, |s| month != 0 && month >= s) && self.until.map_or(true, |u| month != 0 && month <= u)
     }
 }
 
@@ -137,6 +133,9 @@ pub struct ExplorerAnswer {
     #[serde(rename = "topGames")]
     pub top_games: Vec<GameAnswer>,
     pub opening: Option<Opening>,
+    /// `history=true`: the admitted games' results month by month.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<HistoryMonth>>,
 }
 
 /// An index opened for answers, with its strings.
@@ -245,16 +244,6 @@ pub struct Shards {
     pub shards: Vec<Shard>,
 }
 
-/// A game listed for the answer: (shard, game) and the move it played.
-#[derive(Clone, Copy)]
-struct Listed {
-    shard: usize,
-    game: u32,
-    mv: Move,
-    /// Top: the mean rating; recent: the month.
-    rank: u32,
-}
-
 impl Shards {
     /// Opens every index (in full, as the service needs them).
     pub fn open(paths: &[PathBuf]) -> Result<Shards, (PathBuf, ExplorerError)> {
@@ -269,37 +258,56 @@ impl Shards {
         self.shards.iter().map(|s| s.index.games()).sum()
     }
 
-    /// The answer for `board` (whose position is looked up) under `filter`.
+    /// The answer for `board` (whose position is looked up) under `filter`
+    /// (see the module doc for the rules).
     pub fn answer(
         &self,
         board: &Board,
         filter: &Filter,
         limits: Limits,
         kind: Kind,
+        history: bool,
     ) -> Result<ExplorerAnswer, ExplorerError> {
         let key = board.key_legal_ep();
+        let masters = kind == Kind::Masters;
+        let wants_games = masters || limits.top_games > 0 || limits.recent_games > 0;
         let mut by_move: ByMove = Vec::new();
-        // The best candidates only, as they come (a position of a large
-        // index offers tens of thousands).
-        let mut top = Best::new(limits.top_games);
-        let mut recent = Best::new(if kind == Kind::Lichess { limits.recent_games } else { 0 });
+        let mut games = Candidates::new(kind, filter);
+        // Each month's counts, and the months the position has games in.
+        let mut months: Option<BTreeMap<u16, Stats>> = history.then(BTreeMap::new);
+        let mover = board.side_to_move();
         for (si, shard) in self.shards.iter().enumerate() {
             let mut one_game = |game: u32, record: &GameRecord, played: Move| {
-                let cell = record.cell();
-                if filter.admits(cell) {
-                    let mover = board.side_to_move();
-                    let stats = Stats::of_game(record.outcome, effective(record, mover));
+                let cell = record.cell_of(masters);
+                let stats = Stats::of_game(record.outcome, effective(record, mover));
+                let admitted = filter.admits(cell);
+                if let Some(months) = months.as_mut().filter(|_| filter.in_range(cell.month())) {
+                    let m = months.entry(cell.month()).or_default();
+                    if admitted {
+                        m.add(&stats);
+                    }
+                }
+                if admitted {
                     add(&mut by_move, played.raw(), &stats, Some((si, game)));
-                    top.offer(Listed { shard: si, game, mv: played, rank: mean_rating(record) });
-                    recent.offer(Listed { shard: si, game, mv: played, rank: u32::from(cell.month()) });
+                    if wants_games {
+                        games.offer(Candidate::new(si, game, played, cell, record.masters_rank()));
+                    }
                 }
             };
             match shard.entry(key)?.as_deref() {
-                Some(PositionEntry::Counted { moves, games }) => {
-                    collect_counted(si, moves, games, filter, &mut by_move, &mut top, &mut recent);
+                Some(PositionEntry::Counted { moves, games: cells }) => {
+                    collect_counted(si, moves, cells, filter, &mut by_move, wants_games.then_some(&mut games));
+                    if let Some(months) = months.as_mut() {
+                        for c in moves.iter().flat_map(|m| m.cells.iter()).filter(|c| filter.in_range(c.cell.month())) {
+                            let m = months.entry(c.cell.month()).or_default();
+                            if filter.admits(c.cell) {
+                                m.add(&c.stats);
+                            }
+                        }
+                    }
                 }
-                Some(PositionEntry::Listed { moves, games }) => {
-                    for r in games {
+                Some(PositionEntry::Listed { moves, games: listed }) => {
+                    for r in listed {
                         let record = shard.index.game_header(r.game, &shard.strings)?;
                         one_game(r.game, &record, moves.get(r.mv as usize).copied().unwrap_or(Move::NONE));
                     }
@@ -324,7 +332,6 @@ impl Shards {
         let uci = |m: Move| uci_string(m, true);
         moves.sort_by(|a, b| b.1.games().cmp(&a.1.games()).then_with(|| uci(a.0).cmp(&uci(b.0))));
         moves.truncate(limits.moves);
-        let wants_games = kind == Kind::Masters || limits.top_games > 0 || limits.recent_games > 0;
         let mut answer_moves = Vec::with_capacity(moves.len());
         for (mv, s, only) in moves {
             let mut after = board.clone();
@@ -345,22 +352,19 @@ impl Shards {
                 opening: openings::named(&after),
             });
         }
-        let listed = |best: Best| -> Result<Vec<GameAnswer>, ExplorerError> {
-            best.list.into_iter().map(|l| self.game_answer(l.shard, l.game, Some(uci(l.mv)), kind)).collect()
-        };
-        let top_games = listed(top)?;
-        let recent_games = match kind {
-            Kind::Lichess => Some(listed(recent)?),
-            Kind::Masters => None,
+        let (top, recent) = games.choose(limits);
+        let listed = |list: Vec<Candidate>| -> Result<Vec<GameAnswer>, ExplorerError> {
+            list.into_iter().map(|c| self.game_answer(c.shard, c.game, Some(uci(c.mv)), kind)).collect()
         };
         Ok(ExplorerAnswer {
             white: totals.white,
             draws: totals.draws,
             black: totals.black,
             moves: answer_moves,
-            recent_games,
-            top_games,
+            recent_games: if masters { None } else { Some(listed(recent)?) },
+            top_games: listed(top)?,
             opening: None,
+            history: months.map(|m| history_of(m, filter)),
         })
     }
 
@@ -425,42 +429,145 @@ fn add(by_move: &mut ByMove, mv: u16, s: &Stats, game: Option<(usize, u32)>) {
     }
 }
 
-/// The first `k` games by rank, then the newest (shard, then number:
-/// the order a merged index numbers them in), kept as they are offered.
-struct Best {
-    k: usize,
-    /// Best first.
-    list: Vec<Listed>,
+/// A game that may be listed: where it is, the move it played, and what
+/// ranks it.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    shard: usize,
+    game: u32,
+    mv: Move,
+    speed: Speed,
+    group: u8,
+    month: u16,
+    /// Masters: [`GameRecord::masters_rank`].
+    rank: u64,
 }
 
-impl Best {
-    fn new(k: usize) -> Best {
-        Best { k, list: Vec::with_capacity(k + 1) }
+impl Candidate {
+    fn new(shard: usize, game: u32, mv: Move, cell: Cell, rank: u64) -> Candidate {
+        Candidate { shard, game, mv, speed: cell.speed(), group: cell.group(), month: cell.month(), rank }
     }
 
-    fn order(l: &Listed) -> std::cmp::Reverse<(u32, usize, u32)> {
-        std::cmp::Reverse((l.rank, l.shard, l.game))
+    /// Later month, then later shard and game: newer (the order Lichess
+    /// numbers the games it imports in).
+    fn age(&self) -> (u16, usize, u32) {
+        (self.month, self.shard, self.game)
     }
 
-    fn offer(&mut self, l: Listed) {
-        let key = Best::order(&l);
-        if self.list.len() == self.k && self.list.last().map_or(true, |last| key >= Best::order(last)) {
+    /// Lichess's order of top games: nearest the speed's high score first,
+    /// then the newest.
+    fn top_order(&self) -> (i32, Reverse<(u16, usize, u32)>) {
+        (self.speed.highscore() - i32::from(RATING_GROUPS[usize::from(self.group)]), Reverse(self.age()))
+    }
+}
+
+/// The `k` least items by a key, kept as they are offered.
+struct Least<K: Ord> {
+    k: usize,
+    list: Vec<(K, Candidate)>,
+}
+
+impl<K: Ord> Least<K> {
+    fn new(k: usize) -> Least<K> {
+        Least { k, list: Vec::with_capacity(k + 1) }
+    }
+
+    fn offer(&mut self, key: K, c: Candidate) {
+        if self.list.len() == self.k && self.list.last().map_or(true, |last| key >= last.0) {
             return;
         }
-        let at = self.list.partition_point(|x| Best::order(x) < key);
-        self.list.insert(at, l);
+        let at = self.list.partition_point(|x| x.0 < key);
+        self.list.insert(at, (key, c));
         self.list.truncate(self.k);
     }
+
+    fn into_games(self) -> Vec<Candidate> {
+        self.list.into_iter().map(|(_, c)| c).collect()
+    }
 }
+
+/// The games an answer may list, gathered as the position's games are read.
+enum Candidates {
+    /// Lichess: the best top-game candidates (games of the top group or
+    /// above) and the newest games.
+    Lichess {
+        top_group: Option<u8>,
+        top: Least<(i32, Reverse<(u16, usize, u32)>)>,
+        newest: Least<Reverse<(u16, usize, u32)>>,
+    },
+    /// Masters: every game offered (each year's best are kept in the index).
+    Masters(Vec<Candidate>),
+}
+
+impl Candidates {
+    fn new(kind: Kind, filter: &Filter) -> Candidates {
+        match kind {
+            Kind::Lichess => Candidates::Lichess {
+                top_group: top_group(filter.groups.as_deref()),
+                top: Least::new(LICHESS_TOP_GAMES),
+                // Room for the top games the recent games leave out.
+                newest: Least::new(LICHESS_GAMES + LICHESS_TOP_GAMES),
+            },
+            Kind::Masters => Candidates::Masters(Vec::new()),
+        }
+    }
+
+    fn offer(&mut self, c: Candidate) {
+        match self {
+            Candidates::Lichess { top_group, top, newest } => {
+                if top_group.is_some_and(|g| c.group >= g) {
+                    top.offer(c.top_order(), c);
+                }
+                newest.offer(Reverse(c.age()), c);
+            }
+            Candidates::Masters(all) => all.push(c),
+        }
+    }
+
+    /// The top games and the recent games, by Lichess's rules.
+    fn choose(self, limits: Limits) -> (Vec<Candidate>, Vec<Candidate>) {
+        match self {
+            Candidates::Lichess { top, newest, .. } => {
+                let mut top = top.into_games();
+                let room = LICHESS_GAMES - top.len();
+                let is_top = |c: &Candidate| top.iter().any(|t| (t.shard, t.game) == (c.shard, c.game));
+                let recent: Vec<Candidate> = newest
+                    .into_games()
+                    .into_iter()
+                    .filter(|c| !is_top(c))
+                    .take(room.min(limits.recent_games))
+                    .collect();
+                top.truncate(limits.top_games);
+                (top, recent)
+            }
+            Candidates::Masters(mut all) => {
+                // Each year's best, then the best of those.
+                let year = |c: &Candidate| month_of(c.month).0;
+                all.sort_by_key(|c| (year(c), Reverse(c.rank)));
+                let mut best: Vec<Candidate> = Vec::new();
+                for y in all.chunk_by(|a, b| year(a) == year(b)) {
+                    best.extend_from_slice(&y[..y.len().min(MASTERS_GAMES)]);
+                }
+                best.sort_by_key(|c| Reverse(c.rank));
+                best.truncate(limits.top_games.min(MASTERS_GAMES));
+                (best, Vec::new())
+            }
+        }
+    }
+}
+
+/// Lichess's top games at most.
+const LICHESS_TOP_GAMES: usize = 4;
+/// Lichess's top and recent games together at most.
+const LICHESS_GAMES: usize = 8;
 
 fn collect_counted(
     shard: usize,
     moves: &[MoveStats],
-    games: &[CellGames],
+    cells: &[CellGames],
     filter: &Filter,
     by_move: &mut ByMove,
-    top: &mut Best,
-    recent: &mut Best,
+    games: Option<&mut Candidates>,
 ) {
     for MoveStats { mv, cells } in moves {
         let (mut stats, mut game) = (Stats::default(), None);
@@ -472,15 +579,48 @@ fn collect_counted(
             add(by_move, mv.raw(), &stats, game.map(|g| (shard, g)));
         }
     }
+    let Some(games) = games else { return };
     let mv_of = |i: u32| moves.get(i as usize).map_or(Move::NONE, |m| m.mv);
-    for g in games.iter().filter(|g| filter.admits(g.cell)) {
-        for r in &g.top {
-            top.offer(Listed { shard, game: r.game, mv: mv_of(r.mv), rank: u32::from(r.mean) });
-        }
-        for r in &g.recent {
-            recent.offer(Listed { shard, game: r.game, mv: mv_of(r.mv), rank: u32::from(g.cell.month()) });
+    for g in cells.iter().filter(|g| filter.admits(g.cell)) {
+        for r in g.top.iter().chain(&g.recent) {
+            games.offer(Candidate::new(shard, r.game, mv_of(r.mv), g.cell, r.rank));
         }
     }
+}
+
+/// One month of `history=true`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HistoryMonth {
+    /// `YYYY-MM`.
+    pub month: String,
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+}
+
+/// Lichess's history: the months the position has games in (`months`,
+/// within the filter's range), each with its admitted counts, a month
+/// between them (or between `since` and the first) with none given as
+/// zeros; without `until`, the last month left out (it may be incomplete).
+fn history_of(months: BTreeMap<u16, Stats>, filter: &Filter) -> Vec<HistoryMonth> {
+    let segment =
+        |m: u16, s: &Stats| HistoryMonth { month: month_text(m), white: s.white, draws: s.draws, black: s.black };
+    let mut out = Vec::new();
+    let mut next = filter.since;
+    for (&m, s) in months.iter().filter(|(&m, _)| m != 0) {
+        if let Some(mut gap) = next {
+            while gap < m {
+                out.push(segment(gap, &Stats::default()));
+                gap += 1;
+            }
+        }
+        out.push(segment(m, s));
+        next = Some(m + 1);
+    }
+    if filter.until.is_none() {
+        out.pop();
+    }
+    out
 }
 
 /// The rating counted for the player of `color`: theirs, else the other's (0: neither).
@@ -489,10 +629,6 @@ fn effective(g: &GameRecord, color: Color) -> u16 {
         0 => g.rating(!color),
         r => r,
     }
-}
-
-fn mean_rating(g: &GameRecord) -> u32 {
-    (u32::from(effective(g, Color::White)) + u32::from(effective(g, Color::Black))) / 2
 }
 
 /// A stored game as an answer lists it.
@@ -508,18 +644,12 @@ pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswe
             crate::explorer::model::Outcome::Draw => None,
         },
         speed: (kind == Kind::Lichess).then_some(g.speed.name()),
-        mode: (kind == Kind::Lichess).then_some(if is_casual(&g.event) { "casual" } else { "rated" }),
+        mode: (kind == Kind::Lichess).then_some(Mode::of_event(&g.event).name()),
         white: player(&g.white, g.white_rating),
         black: player(&g.black, g.black_rating),
         year: (g.year > 0).then_some(g.year),
         month: (g.month > 0).then(|| format!("{:04}-{:02}", g.year, g.month)),
     }
-}
-
-/// Whether a game's `Event` says it was casual (Lichess's "Casual Blitz
-/// game"); other games are rated.
-fn is_casual(event: &str) -> bool {
-    event.to_ascii_lowercase().contains("casual")
 }
 
 /// A game as PGN, as Lichess exports a masters game: Event, Site, Date,

@@ -4,14 +4,15 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `GET /lichess` | `fen` (default: the start position), `play` (UCI moves from it, comma-separated), `moves` (12), `topGames` (≤ 4), `recentGames` (≤ 4), `speeds`, `ratings`, `since`/`until` (`YYYY-MM`) |
-//! | `GET /masters` (and `/master`) | the same without speeds, ratings and recent games; `topGames` ≤ 15, `since`/`until` years |
-//! | `GET /masters/pgn/{id}`, `/master/pgn/{id}`, `/game/export/{id}` | the game as PGN (`application/x-chess-pgn`), 404 for an unknown id |
-//! | `GET /player?player=&color=` | one NDJSON line: the player's games with that colour in the `--lichess` indexes, each move's `averageOpponentRating` and `performance` |
+//! | `GET /lichess` | `fen` (default: the start position), `play` (UCI moves from it, comma-separated), `moves` (12), `topGames` (at most 4 by the rules), `recentGames` (at most 8 less the top games), `speeds`, `ratings`, `since`/`until` (`YYYY-MM`), `history=true` (the results month by month) |
+//! | `GET /masters` (and `/master`) | the same without speeds, ratings, history and recent games; `topGames` ≤ 15, `since`/`until` years |
+//! | `GET /masters/pgn/{id}`, `/master/pgn/{id}` | a game of the `--masters` indexes as PGN (`application/x-chess-pgn`), 404 for an unknown id |
+//! | `GET /game/export/{id}` | a game of the `--lichess` indexes as PGN, 404 for an unknown id |
+//! | `GET /player?player=&color=` | one NDJSON line: the player's games with that colour in the `--lichess` indexes (`speeds`, `modes=rated,casual`, `since`/`until`), each move's `averageOpponentRating` and `performance`, the 8 newest games at most (`recentGames`) |
 //!
 //! As Lichess: `variant=standard` (or `chess`) accepted, other variants 400;
 //! list parameters are one comma-separated value (`speeds=blitz,rapid`);
-//! `history` and the legacy `speeds[]=`/`ratings[]=` are ignored; a bad
+//! the legacy `speeds[]=`/`ratings[]=` are ignored; a bad
 //! parameter is a 400 with a JSON error. `Access-Control-Allow-Origin: *`.
 
 use super::api::query;
@@ -20,7 +21,7 @@ use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::index::Stats;
-use crate::explorer::model::{month_code, Speed};
+use crate::explorer::model::{month_code, Mode, Speed};
 use crate::explorer::openings::{self, Opening};
 use crate::explorer::query::{game_answer, pgn, ExplorerAnswer, Filter, GameAnswer, Kind, Limits, Shards};
 use crate::types::{Color, Move};
@@ -51,6 +52,8 @@ pub struct ExplorerQuery {
     pub recent_games: Option<String>,
     pub player: Option<String>,
     pub color: Option<String>,
+    pub modes: Option<String>,
+    pub history: Option<String>,
 }
 
 /// The position of `fen` after the `play` moves, and the opening named
@@ -144,11 +147,11 @@ fn filter(q: &ExplorerQuery, kind: Kind, player: bool) -> Result<(Filter, Limits
             f.groups = Some(Filter::groups_of(&ratings));
         }
     }
-    let max_top = if kind == Kind::Masters { 15 } else { 4 };
+    // Lichess's limits: unbounded unless given; the rules cap the lists.
     let limits = Limits {
         moves: number(q.moves.as_deref(), "moves", 12)?,
-        top_games: number(q.top_games.as_deref(), "topGames", max_top)?.min(max_top),
-        recent_games: number(q.recent_games.as_deref(), "recentGames", 4)?.min(4),
+        top_games: number(q.top_games.as_deref(), "topGames", usize::MAX)?,
+        recent_games: number(q.recent_games.as_deref(), "recentGames", usize::MAX)?,
     };
     Ok((f, limits))
 }
@@ -160,10 +163,21 @@ fn shards(s: &State, kind: Kind) -> &Shards {
     }
 }
 
+/// `history=`, as Lichess reads it: `true`, `True`, `on`, `1`, `yes` or
+/// `false`, `False`, `off`, `0`, `no`; anything else is a 400.
+fn history(v: Option<&str>) -> Result<bool, ApiError> {
+    match v {
+        None | Some("false" | "False" | "off" | "0" | "no") => Ok(false),
+        Some("true" | "True" | "on" | "1" | "yes") => Ok(true),
+        Some(v) => Err(ApiError::bad_request(format!("history must be true or false, not '{v}'"))),
+    }
+}
+
 async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Json<ExplorerAnswer>, ApiError> {
     let (board, opening) = position(&q)?;
     let (filter, limits) = filter(&q, kind, false)?;
-    let answer = blocking(&s, move |s| shards(s, kind).answer(&board, &filter, limits, kind)).await?;
+    let history = kind == Kind::Lichess && history(q.history.as_deref())?;
+    let answer = blocking(&s, move |s| shards(s, kind).answer(&board, &filter, limits, kind, history)).await?;
     let mut answer = answer.map_err(|e| ApiError::internal(format!("explorer index: {e}")))?;
     answer.opening = opening;
     Ok(Json(answer))
@@ -185,21 +199,20 @@ pub async fn masters(
     answer(s, query(q)?, Kind::Masters).await
 }
 
-/// `GET /masters/pgn/{id}` and its aliases: the game as PGN from the
-/// masters indexes, then the Lichess ones.
-pub async fn game_pgn(Shared(s): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+/// `GET /masters/pgn/{id}` (and `/master/pgn/{id}`): a game of the
+/// masters indexes as PGN, as Lichess's masters database gives one.
+pub async fn masters_pgn(Shared(s): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+    game_pgn(s, id, Kind::Masters).await
+}
+
+/// `GET /game/export/{id}`: a game of the Lichess indexes as PGN.
+pub async fn lichess_pgn(Shared(s): Shared<Arc<State>>, UrlPath(id): UrlPath<String>) -> Response {
+    game_pgn(s, id, Kind::Lichess).await
+}
+
+async fn game_pgn(s: Arc<State>, id: String, kind: Kind) -> Response {
     let id = id.trim_end_matches(".pgn").to_string();
-    let found = blocking(&s, move |s| {
-        for shards in [&s.masters, &s.lichess] {
-            match shards.game_by_id(&id) {
-                Ok(Some(g)) => return Ok(Some(pgn(&g))),
-                Ok(None) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(None)
-    })
-    .await;
+    let found = blocking(&s, move |s| shards(s, kind).game_by_id(&id).map(|g| g.map(|g| pgn(&g)))).await;
     match found {
         Ok(Ok(Some(text))) => {
             ([(CONTENT_TYPE, HeaderValue::from_static("application/x-chess-pgn"))], text).into_response()
@@ -288,6 +301,16 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
     let (board, opening) = position(&q)?;
     // `/player`'s own limits: every move, 8 recent games.
     let (filter, _) = filter(&q, Kind::Lichess, true)?;
+    let modes: Option<Vec<Mode>> = q
+        .modes
+        .as_deref()
+        .map(|v| {
+            list(v, "modes")?
+                .into_iter()
+                .map(|m| m.parse::<Mode>().map_err(|e| ApiError::bad_request(e.to_string())))
+                .collect()
+        })
+        .transpose()?;
     let moves_limit = q.moves.as_deref().map_or(Ok(usize::MAX), |v| number(Some(v), "moves", 0))?;
     let recent_limit = number(q.recent_games.as_deref(), "recentGames", 8)?.min(8);
     let key = board.key_legal_ep();
@@ -298,7 +321,7 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
         let mut by_move: Vec<(Move, Stats, Vec<usize>)> = Vec::new();
         let mut listed: Vec<(usize, Move)> = Vec::new();
         for (gi, g) in games.iter().enumerate() {
-            if !filter.admits(g.cell()) {
+            if !filter.admits(g.cell()) || modes.as_ref().is_some_and(|m| !m.contains(&Mode::of_event(&g.event))) {
                 continue;
             }
             let mut found = None;
@@ -346,9 +369,10 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
                 }
             })
             .collect();
+        // The newest: later month, then later in the indexes.
+        listed.sort_by_key(|&(gi, _)| std::cmp::Reverse((games[gi].cell().month(), gi)));
         let recent_games = listed
             .iter()
-            .rev()
             .take(recent_limit)
             .map(|&(gi, m)| game_answer(&games[gi], Some(uci(m)), Kind::Lichess))
             .collect();

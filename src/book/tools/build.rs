@@ -32,9 +32,7 @@ mod output;
 pub(crate) mod pipeline;
 
 pub use self::from_explorer::build_from_explorer;
-pub use crate::explorer::model::filter::{
-    parse_day, parse_result, rating, result_of, Filters, GameTags, Rejection, TimeClass,
-};
+pub use crate::explorer::model::filter::{parse_day, parse_result, rating, result_of, Filters, GameTags, Rejection};
 pub use crate::pgn::pipeline::{Observer, Progress};
 
 use self::budget::Budget;

@@ -105,11 +105,11 @@ fn index(dir: &Dir, name: &str, inputs: &[PathBuf], options: &ExplorerOptions) -
 fn the_index_is_the_same_for_any_threads_and_memory() {
     let dir = Dir::new("explorer-threads");
     let pgn = write(&dir, "in.pgn", &lichess_like_pgn(1500, 1));
-    let (want, first) = index(&dir, "a.axi", std::slice::from_ref(&pgn), &ExplorerOptions::default());
+    let (want, first) = index(&dir, "a.axi", std::slice::from_ref(&pgn), &all_games());
     assert_eq!(first.indexed, 1500);
     assert_eq!(first.runs, 0);
     for (threads, memory_mb) in [(2, 1024), (1, 1), (3, 1)] {
-        let options = ExplorerOptions { threads, memory_mb, ..ExplorerOptions::default() };
+        let options = ExplorerOptions { threads, memory_mb, ..all_games() };
         let (got, summary) = index(&dir, "b.axi", std::slice::from_ref(&pgn), &options);
         assert!(got == want, "threads {threads}, memory {memory_mb} MB: {summary:?}");
         if memory_mb == 1 {
@@ -126,18 +126,18 @@ fn merging_four_shards_equals_the_single_build() {
     let copy = games.iter().find(|g| g.contains("lichess.org/")).cloned().unwrap();
     games.insert(500, copy);
     let whole = write(&dir, "all.pgn", &games);
-    let (want, summary) = index(&dir, "all.axi", &[whole], &ExplorerOptions::default());
+    let (want, summary) = index(&dir, "all.axi", &[whole], &all_games());
     assert_eq!((summary.games, summary.indexed, summary.duplicates), (801, 800, 1));
     let mut shards = Vec::new();
     for (i, part) in games.chunks(201).enumerate() {
         let pgn = write(&dir, &format!("part{i}.pgn"), part);
         let out = dir.file(&format!("part{i}.axi"));
-        build(&[pgn], &out, &ExplorerOptions::default(), &mut Quiet).unwrap();
+        build(&[pgn], &out, &all_games(), &mut Quiet).unwrap();
         shards.push(out);
     }
     assert_eq!(shards.len(), 4);
     let merged = dir.file("merged.axi");
-    let summary = merge(&shards, &merged, &ExplorerOptions::default()).unwrap();
+    let summary = merge(&shards, &merged, &all_games()).unwrap();
     assert_eq!((summary.games, summary.indexed, summary.duplicates), (801, 800, 1));
     assert!(std::fs::read(&merged).unwrap() == want, "the merge differs from the single build");
 }
@@ -151,13 +151,12 @@ fn shards_served_together_answer_as_their_merge() {
         .enumerate()
         .map(|(i, part)| {
             let out = dir.file(&format!("half{i}.axi"));
-            build(&[write(&dir, &format!("half{i}.pgn"), part)], &out, &ExplorerOptions::default(), &mut Quiet)
-                .unwrap();
+            build(&[write(&dir, &format!("half{i}.pgn"), part)], &out, &all_games(), &mut Quiet).unwrap();
             out
         })
         .collect();
     let merged = dir.file("merged.axi");
-    merge(&halves, &merged, &ExplorerOptions::default()).unwrap();
+    merge(&halves, &merged, &all_games()).unwrap();
     let (apart, together) = (Shards::open(&halves).unwrap(), Shards::open(&[merged]).unwrap());
     let limits = Limits { moves: 12, top_games: 4, recent_games: 4 };
     let filters = [
@@ -172,8 +171,8 @@ fn shards_served_together_answer_as_their_merge() {
         let mut b = Board::startpos();
         for (ply, m) in game.replay().unwrap().moves.into_iter().enumerate().take(12) {
             for f in &filters {
-                let a = apart.answer(&b, f, limits, Kind::Lichess).unwrap();
-                let t = together.answer(&b, f, limits, Kind::Lichess).unwrap();
+                let a = apart.answer(&b, f, limits, Kind::Lichess, false).unwrap();
+                let t = together.answer(&b, f, limits, Kind::Lichess, false).unwrap();
                 assert_eq!(a, t, "ply {ply} of {text}, {f:?}");
                 compared += 1;
             }
@@ -188,7 +187,7 @@ fn a_book_from_the_index_equals_book_build_on_the_games() {
     let dir = Dir::new("explorer-book");
     let pgn = write(&dir, "in.pgn", &lichess_like_pgn(700, 4));
     let idx = dir.file("in.axi");
-    build(std::slice::from_ref(&pgn), &idx, &ExplorerOptions::default(), &mut Quiet).unwrap();
+    build(std::slice::from_ref(&pgn), &idx, &all_games(), &mut Quiet).unwrap();
     let polyglot = |only_white| {
         Target::Polyglot(MakeBookOptions { max_ply: 50, min_game: 1, only_white, ..MakeBookOptions::default() })
     };
@@ -211,7 +210,7 @@ fn a_book_from_the_index_takes_the_games_the_filter_admits() {
     let dir = Dir::new("explorer-book-filter");
     let games = lichess_like_pgn(500, 5);
     let idx = dir.file("in.axi");
-    build(&[write(&dir, "in.pgn", &games)], &idx, &ExplorerOptions::default(), &mut Quiet).unwrap();
+    build(&[write(&dir, "in.pgn", &games)], &idx, &all_games(), &mut Quiet).unwrap();
     // The same selection made on the PGN: blitz games of 2018 or later.
     let explorer = Explorer::open(&idx).unwrap();
     let strings = explorer.strings().unwrap();
@@ -244,7 +243,7 @@ fn games_with_other_results_variants_and_copies_are_skipped_and_counted() {
     games.push("[Event \"?\"]\n[FEN \"8/8/8/8/8/8/k7/K7 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n1/2-1/2\n\n".into());
     games.push(games[5].clone());
     games.push("[Event \"?\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n\n".into());
-    let (_, s) = index(&dir, "x.axi", &[write(&dir, "in.pgn", &games)], &ExplorerOptions::default());
+    let (_, s) = index(&dir, "x.axi", &[write(&dir, "in.pgn", &games)], &all_games());
     assert_eq!(s.games, 25);
     assert_eq!((s.bad_result, s.duplicates, s.variants, s.illegal), (1, 1, 2, 1));
     assert_eq!(s.indexed, 20);
@@ -255,9 +254,24 @@ fn shards_of_another_max_ply_are_not_merged() {
     let dir = Dir::new("explorer-ply");
     let pgn = write(&dir, "in.pgn", &lichess_like_pgn(10, 7));
     let (a, b) = (dir.file("a.axi"), dir.file("b.axi"));
-    build(std::slice::from_ref(&pgn), &a, &ExplorerOptions::default(), &mut Quiet).unwrap();
-    build(&[pgn], &b, &ExplorerOptions { max_ply: 20, ..ExplorerOptions::default() }, &mut Quiet).unwrap();
-    let err = merge(&[a, b.clone()], &dir.file("m.axi"), &ExplorerOptions::default()).unwrap_err();
+    build(std::slice::from_ref(&pgn), &a, &all_games(), &mut Quiet).unwrap();
+    build(&[pgn], &b, &ExplorerOptions { max_ply: 20, ..all_games() }, &mut Quiet).unwrap();
+    let err = merge(&[a, b.clone()], &dir.file("m.axi"), &all_games()).unwrap_err();
     assert!(matches!(err, ExplorerBuildError::Mismatch { found: 20, expected: 50, .. }), "{err}");
     assert!(err.to_string().contains("b.axi"), "{err}");
+}
+
+/// The options of these tests: every game kept (the generated games lack
+/// ratings and dates at times; Lichess's refusals have tests of their own
+/// in engine-tests/test_explorer.py).
+fn all_games() -> ExplorerOptions {
+    ExplorerOptions { all_games: true, ..ExplorerOptions::default() }
+}
+
+#[test]
+fn days_from_the_epoch_are_gregorian_dates() {
+    assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+    assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
+    assert_eq!(super::civil_from_days(20_088), (2024, 12, 31));
+    assert_eq!(super::civil_from_days(20_794), (2026, 12, 7));
 }

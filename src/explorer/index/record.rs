@@ -13,7 +13,7 @@
 //! | field | encoding |
 //! |---|---|
 //! | moves | as a listed entry's; then per move its cells (varint count), each: the cell (varint: the first as it is, then the rise from the one before, [`Cell`]), its games `n` (varint), then for `n` = 1 a byte (result in bits 0–1 as the game flags; bit 2: rated) and, when rated, the mover's rating (varint), and the game (varint); for `n` > 1 white wins, draws, the rating sum and the rated moves (varints; black wins are the rest) |
-//! | game cells | varint count, then per cell (increasing, as above): its top games (varint count, each the game, the index of its move in the position's moves and its mean rating, varints), its recent games (varint count, each a varint `r`: `r` ≥ 1 is top game `r` again, 0 is followed by a game and a move index, varints) |
+//! | game cells | varint count, then per cell (increasing, as above): its top games (varint count, each the game, the index of its move in the position's moves and its rank (a masters index: `WhiteElo + BlackElo` in the top 16 bits, the id's value below), varints), its recent games (varint count, each a varint `r`: `r` ≥ 1 is top game `r` again, 0 is followed by a game and a move index, varints) |
 
 use super::LICHESS_SITE;
 use super::{Cell, CellGames, ExplorerError, GameRecord, GameRef, MoveCell, MoveStats, PositionEntry, Stats};
@@ -370,7 +370,7 @@ fn encode_counted(moves: &[MoveStats], games: &[CellGames], out: &mut Vec<u8>) {
         for r in &g.top {
             out.put_varint(u64::from(r.game));
             out.put_varint(u64::from(r.mv));
-            out.put_varint(u64::from(r.mean));
+            out.put_varint(r.rank);
         }
         out.put_varint(g.recent.len() as u64);
         for r in &g.recent {
@@ -462,7 +462,7 @@ fn decode_listed(r: &mut Reader, base: usize, games: u64) -> Result<PositionEntr
             return Err(ExplorerError::corrupt(at, "game or move reference out of range"));
         }
         prev = Some(game);
-        list.push(GameRef { game: game as u32, mv: mv as u32, mean: 0 });
+        list.push(GameRef { game: game as u32, mv: mv as u32, rank: 0 });
     }
     Ok(PositionEntry::Listed { moves, games: list })
 }
@@ -538,10 +538,8 @@ fn decode_counted(r: &mut Reader, base: usize, games: u64) -> Result<PositionEnt
         let mut top = Vec::with_capacity(n.min(255) as usize);
         for _ in 0..n {
             let (game, mv) = (game_number(r)?, move_index(r)?);
-            let at = base + r.offset();
-            let mean = r.varint().map_err(|_| short(r))?;
-            let mean = u16::try_from(mean).map_err(|_| ExplorerError::corrupt(at, "mean rating out of range"))?;
-            top.push(GameRef { game, mv, mean });
+            let rank = r.varint().map_err(|_| short(r))?;
+            top.push(GameRef { game, mv, rank });
         }
         let n = r.varint().map_err(|_| short(r))?;
         let mut recent = Vec::with_capacity(n.min(255) as usize);
@@ -549,11 +547,11 @@ fn decode_counted(r: &mut Reader, base: usize, games: u64) -> Result<PositionEnt
             let at = base + r.offset();
             let again = r.varint().map_err(|_| short(r))?;
             let g = match again {
-                0 => GameRef { game: game_number(r)?, mv: move_index(r)?, mean: 0 },
+                0 => GameRef { game: game_number(r)?, mv: move_index(r)?, rank: 0 },
                 i => {
                     let t =
                         top.get(i as usize - 1).ok_or(ExplorerError::corrupt(at, "top game reference out of range"))?;
-                    GameRef { mean: 0, ..*t }
+                    GameRef { rank: 0, ..*t }
                 }
             };
             recent.push(g);

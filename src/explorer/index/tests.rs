@@ -47,15 +47,15 @@ fn small() -> (Vec<u8>, Vec<GameRecord>) {
         moves: vec![MoveStats { mv: e4, cells: vec![MoveCell { cell, stats, game: None }] }],
         games: vec![CellGames {
             cell,
-            top: vec![GameRef { game: 0, mv: 0, mean: 1850 }, GameRef { game: 1, mv: 0, mean: 1850 }],
-            recent: vec![GameRef { game: 1, mv: 0, mean: 0 }, GameRef { game: 0, mv: 0, mean: 0 }],
+            top: vec![GameRef { game: 0, mv: 0, rank: 1850 }, GameRef { game: 1, mv: 0, rank: 1850 }],
+            recent: vec![GameRef { game: 1, mv: 0, rank: 0 }, GameRef { game: 0, mv: 0, rank: 0 }],
         }],
     };
     let start_key = start.key_legal_ep();
     start.make_move(e4);
     let listed = PositionEntry::Listed {
         moves: vec![start.parse_san("e5").unwrap(), start.parse_san("c5").unwrap()],
-        games: vec![GameRef { game: 0, mv: 0, mean: 0 }, GameRef { game: 1, mv: 1, mean: 0 }],
+        games: vec![GameRef { game: 0, mv: 0, rank: 0 }, GameRef { game: 1, mv: 1, rank: 0 }],
     };
     let listed = match listed {
         PositionEntry::Listed { mut moves, games } => {
@@ -101,7 +101,7 @@ fn an_index_round_trips_games_positions_and_singles() {
     };
     assert_eq!(moves[0].cells[0].stats.games(), 2);
     assert_eq!(cells[0].top.len(), 2);
-    assert_eq!(cells[0].recent[1], GameRef { game: 0, mv: 0, mean: 0 });
+    assert_eq!(cells[0].recent[1], GameRef { game: 0, mv: 0, rank: 0 });
     let mut after = Board::startpos();
     after.make_move(after.parse_san("e4").unwrap());
     let Some(PositionEntry::Listed { games: listed, .. }) = e.position(after.key_legal_ep()).unwrap() else {

@@ -4,7 +4,7 @@
 //! | filter | tag(s) | a game passes when |
 //! |---|---|---|
 //! | `min_elo` | `WhiteElo`, `BlackElo` | both ratings are known and ≥ N (with `min_elo_mover`: every game passes, and only the moves of a player rated ≥ N count) |
-//! | `time_controls` | `TimeControl` | its class is listed ([`TimeClass`], Lichess's rule) |
+//! | `time_controls` | `TimeControl` | its speed is listed ([`Speed::of_time_control`], the explorer's one rule: `?` or none is correspondence) |
 //! | `min_plies` | movetext | it has at least N plies |
 //! | `date_from`, `date_to` | `Date` (else `UTCDate`) | every day its date can mean lies in the range (`2023.??.??` is the whole year) |
 //! | `exclude_variants` | `Variant` | it is standard chess (no tag, `Standard`, `chess`, `Normal`, `From Position`), or Chess960 with `chess960` |
@@ -13,6 +13,7 @@
 //!
 //! A missing or unreadable tag fails the filter that needs it.
 
+use super::Speed;
 use crate::pgn::{Game, GameView};
 use crate::types::Color;
 
@@ -54,56 +55,6 @@ impl GameTags for GameView<'_> {
     }
     fn is_chess960(&self) -> bool {
         GameView::is_chess960(self)
-    }
-}
-
-/// Lichess's speed classes, from the estimated duration
-/// `base + 40 × increment` seconds of a `TimeControl "base+inc"` tag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TimeClass {
-    UltraBullet,
-    Bullet,
-    Blitz,
-    Rapid,
-    Classical,
-    Correspondence,
-}
-
-impl TimeClass {
-    /// Parses `bullet`, `blitz`, `rapid`, `classical`, `ultrabullet`, `correspondence`.
-    pub fn parse(name: &str) -> Option<TimeClass> {
-        Some(match name.trim().to_ascii_lowercase().as_str() {
-            "ultrabullet" => TimeClass::UltraBullet,
-            "bullet" => TimeClass::Bullet,
-            "blitz" => TimeClass::Blitz,
-            "rapid" => TimeClass::Rapid,
-            "classical" | "standard" => TimeClass::Classical,
-            "correspondence" => TimeClass::Correspondence,
-            _ => return None,
-        })
-    }
-
-    /// The class of a `TimeControl` tag value: `-` is correspondence,
-    /// `base+inc` (or `base`) in seconds is classed by `base + 40·inc`
-    /// (< 30 ultrabullet, < 180 bullet, < 480 blitz, < 1500 rapid, else
-    /// classical). `?` and anything else are unknown.
-    pub fn of_tag(value: &str) -> Option<TimeClass> {
-        let v = value.trim();
-        if v == "-" {
-            return Some(TimeClass::Correspondence);
-        }
-        let (base, inc) = match v.split_once('+') {
-            Some((b, i)) => (b.parse::<u64>().ok()?, i.parse::<u64>().ok()?),
-            None => (v.parse::<u64>().ok()?, 0),
-        };
-        let estimate = base.saturating_add(inc.saturating_mul(40));
-        Some(match estimate {
-            0..=29 => TimeClass::UltraBullet,
-            30..=179 => TimeClass::Bullet,
-            180..=479 => TimeClass::Blitz,
-            480..=1499 => TimeClass::Rapid,
-            _ => TimeClass::Classical,
-        })
     }
 }
 
@@ -151,7 +102,7 @@ pub fn result_of(game: &impl GameTags) -> Option<&str> {
 }
 
 /// Whether the game is standard chess by its `Variant` tag.
-fn is_standard(game: &impl GameTags) -> bool {
+pub fn is_standard(game: &impl GameTags) -> bool {
     match game.tag("Variant") {
         None => true,
         Some(v) => matches!(
@@ -167,7 +118,7 @@ pub struct Filters {
     pub min_elo: Option<u32>,
     /// `min_elo` applies to each move's mover instead of both players.
     pub min_elo_mover: bool,
-    pub time_controls: Vec<TimeClass>,
+    pub time_controls: Vec<Speed>,
     pub min_plies: usize,
     pub date_from: Option<Day>,
     pub date_to: Option<Day>,
@@ -248,8 +199,7 @@ impl Filters {
             }
         }
         if !self.time_controls.is_empty() {
-            let class = game.tag("TimeControl").and_then(TimeClass::of_tag);
-            if !class.is_some_and(|c| self.time_controls.contains(&c)) {
+            if !self.time_controls.contains(&Speed::of_time_control(game.tag("TimeControl"))) {
                 return Err(Rejection::TimeControl);
             }
         }
@@ -317,17 +267,35 @@ mod tests {
     }
 
     #[test]
-    fn time_classes_follow_lichess_estimates() {
-        assert_eq!(TimeClass::of_tag("15+0"), Some(TimeClass::UltraBullet));
-        assert_eq!(TimeClass::of_tag("60+0"), Some(TimeClass::Bullet));
-        assert_eq!(TimeClass::of_tag("120+1"), Some(TimeClass::Bullet), "120 + 40 = 160 s");
-        assert_eq!(TimeClass::of_tag("180+0"), Some(TimeClass::Blitz));
-        assert_eq!(TimeClass::of_tag("300+3"), Some(TimeClass::Blitz), "420 s");
-        assert_eq!(TimeClass::of_tag("600+0"), Some(TimeClass::Rapid));
-        assert_eq!(TimeClass::of_tag("900+10"), Some(TimeClass::Rapid), "1300 s");
-        assert_eq!(TimeClass::of_tag("1800+0"), Some(TimeClass::Classical));
-        assert_eq!(TimeClass::of_tag("-"), Some(TimeClass::Correspondence));
-        assert_eq!(TimeClass::of_tag("?"), None);
+    fn time_control_filter_and_index_speed_are_one_class_for_every_time_control() {
+        // (TimeControl, the class both the filter and the index give it)
+        let cases = [
+            ("15+0", Speed::UltraBullet),
+            ("60+0", Speed::Bullet),
+            ("120+1", Speed::Bullet),
+            ("180+0", Speed::Blitz),
+            ("300+3", Speed::Blitz),
+            ("600", Speed::Rapid),
+            ("900+10", Speed::Rapid),
+            ("1800+0", Speed::Classical),
+            ("21599+0", Speed::Classical),
+            ("21600+0", Speed::Correspondence),
+            ("25200+0", Speed::Correspondence),
+            ("-", Speed::Correspondence),
+            ("?", Speed::Correspondence),
+            ("abc", Speed::Correspondence),
+        ];
+        for (tc, speed) in cases {
+            assert_eq!(Speed::of_time_control(Some(tc)), speed, "{tc}");
+            let g = game(&[("TimeControl", tc), ("Result", "1-0")], "1. e4 1-0");
+            for other in Speed::ALL {
+                let f = Filters { time_controls: vec![other], ..Filters::default() };
+                assert_eq!(f.admit(&g).is_ok(), other == speed, "{tc} under --time-control {other}");
+            }
+        }
+        let g = game(&[("Result", "1-0")], "1. e4 1-0");
+        let f = Filters { time_controls: vec![Speed::Correspondence], ..Filters::default() };
+        assert!(f.admit(&g).is_ok(), "no TimeControl tag: correspondence");
     }
 
     #[test]
