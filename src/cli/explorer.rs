@@ -98,12 +98,15 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
         ExplorerCommand::Info { index } => {
             let e = open(&index)?;
             println!(
-                "file:      {}\nformat:    explorer index (AXPL version 1)\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nbytes:     {}",
+                "file:      {}\nformat:    explorer index (AXPL version {})\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nblocks:    {} of {} bytes, each with its checksum\nbytes:     {}",
                 index.display(),
+                crate::explorer::index::VERSION,
                 e.max_ply(),
                 e.games(),
                 e.positions(),
                 e.singles(),
+                e.blocks().0,
+                e.blocks().1,
                 e.len_bytes()
             );
             Ok(ExitCode::SUCCESS)
