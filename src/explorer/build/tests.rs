@@ -261,3 +261,5 @@ fn shards_of_another_max_ply_are_not_merged() {
     assert!(matches!(err, ExplorerBuildError::Mismatch { found: 20, expected: 50, .. }), "{err}");
     assert!(err.to_string().contains("b.axi"), "{err}");
 }
+
+mod damage;
