@@ -43,7 +43,7 @@ fn damaged(bytes: &[u8], kind: usize, rng: &mut SplitMix64) -> Vec<u8> {
 
 /// The questions asked of every copy.
 enum Question {
-    Answer(Board, Filter),
+    Answer(Box<Board>, Filter),
     Game(String),
 }
 
@@ -72,7 +72,7 @@ fn every_answer_of_a_damaged_index_is_the_undamaged_one_or_an_error() {
                 1 => Filter { speeds: Some(vec![Speed::Blitz, Speed::Rapid]), ..Filter::default() },
                 _ => Filter { groups: Some(Filter::groups_of(&[1600, 2000])), ..Filter::default() },
             };
-            questions.push(Question::Answer(b.clone(), f));
+            questions.push(Question::Answer(Box::new(b.clone()), f));
             b.make_move(m);
         }
         if let Some(at) = text.find("lichess.org/") {
