@@ -1,7 +1,8 @@
 //! What the on-disk formats and the seeded tools share, written once: one
 //! way to read and write bytes, file errors that name their file, a
-//! scratch directory, the 64-bit FNV-1a checksum (one-shot and streaming)
-//! and the SplitMix64 generator with its `below` and `shuffle`.
+//! scratch directory, the 64-bit FNV-1a checksum (one-shot and streaming),
+//! a seeded word-at-a-time checksum for blocks, and the SplitMix64
+//! generator with its `below` and `shuffle`.
 //!
 //! | item | definition |
 //! | --- | --- |
@@ -13,6 +14,7 @@
 //! | [`TempDir`] | a directory removed (with its files) when dropped |
 //! | [`FileBytes`] | a file's bytes, memory-mapped or owned |
 //! | [`fnv1a64`], [`Fnv1a64`] | `h = 0xcbf29ce484222325`; per byte `h = (h ^ b) · 0x100000001b3` (mod 2⁶⁴) |
+//! | [`hash64`] | of `seed` and `bytes`: `h = mix(seed)`; per 8 bytes, little-endian (the last word zero-padded), `h = ((h ^ w) · 0x9E3779B97F4A7C15) rotl 29`; then `mix(h ^ len)`. Each step is a bijection of `h` and of `w`, so one changed word always changes the result |
 //! | [`SplitMix64`] | state `s`; per output `s += 0x9E3779B97F4A7C15`, then [`mix`]`(s)` |
 //! | [`mix`] | `z ^= z >> 30; z ·= 0xBF58476D1CE4E5B9; z ^= z >> 27; z ·= 0x94D049BB133111EB; z ^ (z >> 31)` |
 //! | [`SplitMix64::below`] | `⌊next · n / 2⁶⁴⌋` (0 when `n` is 0) |
@@ -63,6 +65,25 @@ impl Fnv1a64 {
     pub fn finish(&self) -> u64 {
         self.0
     }
+}
+
+/// A seeded 64-bit checksum of `bytes`, eight bytes at a time: a block's
+/// checksum seeded with its offset fails for the same bytes elsewhere.
+pub fn hash64(seed: u64, bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let step = |h: u64, w: u64| ((h ^ w).wrapping_mul(K)).rotate_left(29);
+    let mut words = bytes.chunks_exact(8);
+    let mut h = mix(seed);
+    for w in &mut words {
+        h = step(h, u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        h = step(h, u64::from_le_bytes(last));
+    }
+    mix(h ^ bytes.len() as u64)
 }
 
 /// SplitMix64's output function: a bijective 64-bit hash.
@@ -131,6 +152,24 @@ mod tests {
             h.update(&data[..cut]).update(&data[cut..]);
             assert_eq!(h.finish(), fnv1a64(&data), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn hash64_binds_its_seed_and_every_byte() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(1001).collect();
+        let h = hash64(7, &data);
+        assert_ne!(hash64(8, &data), h);
+        assert_ne!(hash64(7, &data[..1000]), h);
+        for at in [0, 7, 8, 500, 999, 1000] {
+            for bit in 0..8 {
+                let mut d = data.clone();
+                d[at] ^= 1 << bit;
+                assert_ne!(hash64(7, &d), h, "byte {at}, bit {bit}");
+            }
+        }
+        // A trailing zero is not the shorter input's padding.
+        assert_ne!(hash64(0, &[1, 0]), hash64(0, &[1]));
+        assert_eq!(hash64(0, b""), mix(mix(0)));
     }
 
     #[test]

@@ -102,7 +102,7 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
         ExplorerCommand::Info { index } => {
             let e = open(&index)?;
             println!(
-                "file:      {}\nformat:    explorer index (AXPL version {}, {})\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nbytes:     {}",
+                "file:      {}\nformat:    explorer index (AXPL version {}, {})\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nblocks:    {} of {} bytes, each with its checksum\nbytes:     {}",
                 index.display(),
                 crate::explorer::index::VERSION,
                 if e.top_games() == crate::explorer::build::MASTERS_GAMES as u8 { "masters" } else { "Lichess" },
@@ -110,6 +110,8 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
                 e.games(),
                 e.positions(),
                 e.singles(),
+                e.blocks().0,
+                e.blocks().1,
                 e.len_bytes()
             );
             Ok(ExitCode::SUCCESS)

@@ -8,7 +8,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `AXPL` |
-//! | 4 | 2 | version, 2 (version 1, before Lichess's rules for games, is refused: rebuild it) |
+//! | 4 | 2 | version, 2 (version 1, before block checksums and Lichess's rules for games, is refused: rebuild it) |
 //! | 6 | 1 | max ply: the positions of the first this many plies of a game are indexed (1..=255) |
 //! | 7 | 1 | games kept per cell: 8, a Lichess index (each cell's newest); 15, a masters index (each year's best) |
 //! | 8 | 8 | `G`: games |
@@ -16,8 +16,18 @@
 //! | 24 | 8 | `P`: positions (reached in two games or more) |
 //! | 32 | 8 | `N`: singles (positions reached in one game) |
 //! | 40 | 8×9 | section offsets, from the file's start: strings, game offsets, game data, ids, position keys, position offsets, position data, singles directory, singles; each section ends where the next starts |
-//! | 112 | 8 | the end of the singles: the file's length |
-//! | 120 | 8 | FNV-1a ([`crate::codec::fnv1a64`]) of every byte from 128 to the end |
+//! | 112 | 8 | `D`: the end of the singles, where the block checksums start |
+//! | 120 | 8 | the file's length: `D` + 8 × ⌈(`D` − 152) / block⌉ |
+//! | 128 | 1 | the block size as a power of two (10..=24; 16 written: 64 KiB) |
+//! | 129 | 7 | zero |
+//! | 136 | 8 | the block checksums' checksum: [`hash64`] seeded with `D` of bytes `D` to the end |
+//! | 144 | 8 | the header's checksum: [`hash64`] seeded with 0 of bytes 0..144 |
+//!
+//! Blocks: the bytes from 152 to `D` (every section) cut into blocks of
+//! the block size, the last shorter; block `i` starts at `152 + i·block`
+//! and its checksum, [`hash64`] of its bytes seeded with that offset, is
+//! the u64 at `D + 8i`. A block's bytes copied to another place (a splice)
+//! fail its checksum there.
 //!
 //! | section | layout |
 //! |---|---|
@@ -30,16 +40,25 @@
 //! | position data | per position a [`PositionEntry`] ([`record`]) |
 //! | singles directory | ⌈`N` / 64⌉ × u64: the first key of each block of 64 singles |
 //! | singles | `N` bit fields of `8 + g + p` bits, by key: the key's low byte, the game's number in `g` bits and the ply in `p` bits (`g`, `p`: the bits of `G − 1` and of max ply − 1, at least 1): the position before that ply's move |
+//! | block checksums | ⌈(`D` − 152) / block⌉ × u64, from `D` to the end: each block's checksum (above) |
 //!
 //! A position reached in one game is a single: not stored with its key,
 //! it is found by its block and low byte, and the candidates' games are
 //! replayed to the ply to compare their keys ([`Explorer::single`]).
 //!
-//! The reader ([`Explorer::open`]) checks the header, that the sections
-//! are in order and fit, and that the offset tables and keys increase;
-//! each record is checked as it is read; [`Explorer::verify`] reads every
-//! record and the checksum. Every error names its byte offset.
+//! The reader ([`Explorer::open`]) checks the header's checksum, that the
+//! sections are in order and fit the file's length, and the block
+//! checksums' checksum; every read goes through one accessor that checks
+//! each block it touches against its checksum the first time (a block's
+//! state, unchecked, good or damaged, kept in an atomic), so no byte of a
+//! damaged block is decoded: a read that touches one is
+//! [`ExplorerError::Damaged`], naming the file and the block's offset, and
+//! reads elsewhere go on. At open it also checks that the offset tables and
+//! keys increase (reading their blocks); each record is checked as it is
+//! read; [`Explorer::verify`] checks every block and reads every record.
+//! Every error names its byte offset.
 
+mod blocks;
 mod reader;
 pub mod record;
 mod writer;
@@ -49,6 +68,8 @@ pub use record::PackedMoves;
 pub use writer::ExplorerWriter;
 
 use crate::board::Board;
+#[cfg(doc)]
+use crate::codec::hash64;
 use crate::codec::{PathIoError, Truncated};
 use crate::explorer::model::{month_code, rating_group, Outcome, Speed, RATING_GROUPS};
 use crate::types::{Color, Move};
@@ -56,7 +77,10 @@ use thiserror::Error;
 
 pub const MAGIC: &[u8; 4] = b"AXPL";
 pub const VERSION: u16 = 2;
-pub const HEADER_LEN: usize = 128;
+pub const HEADER_LEN: usize = 152;
+/// Blocks of 2^16 bytes are written; 2^10 to 2^24 are read.
+pub const BLOCK_SHIFT: u8 = 16;
+pub const BLOCK_SHIFTS: std::ops::RangeInclusive<u8> = 10..=24;
 /// Singles per directory block.
 pub const BLOCK: usize = 64;
 /// Games per entry of the game offsets.
@@ -270,14 +294,27 @@ pub enum ExplorerError {
     BadMagic,
     #[error("unsupported version {version} at offset 4 (expected {VERSION}; an index of an older version is rebuilt with `archivist explorer build`)")]
     UnsupportedVersion { version: u16 },
+    #[error(
+        "explorer index version {version} at offset 4: rebuild it with `archivist explorer build` \
+         (this archivist reads version {VERSION}, with block checksums)"
+    )]
+    Outdated { version: u16 },
     #[error(transparent)]
     Truncated(#[from] Truncated),
     #[error("bad header field at offset {offset}: {what}")]
     BadHeader { offset: u64, what: &'static str },
     #[error("{what} at offset {offset}")]
     Corrupt { offset: u64, what: &'static str },
-    #[error("checksum mismatch at offset 120: stored {stored:#018x}, computed {computed:#018x}")]
-    Checksum { stored: u64, computed: u64 },
+    #[error("header checksum mismatch at offset 144: stored {stored:#018x}, computed {computed:#018x}")]
+    HeaderChecksum { stored: u64, computed: u64 },
+    #[error(
+        "block checksums damaged at offset {offset} (their checksum at offset 136: stored {stored:#018x}, \
+         computed {computed:#018x})"
+    )]
+    Directory { offset: u64, stored: u64, computed: u64 },
+    /// A block whose bytes fail its checksum: nothing in it is read.
+    #[error("damaged block at offset {offset} of {file} ({len} bytes from there, {section}): checksum mismatch")]
+    Damaged { file: String, offset: u64, len: u64, section: &'static str },
 }
 
 impl ExplorerError {

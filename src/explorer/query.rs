@@ -385,7 +385,7 @@ impl Shards {
     pub fn game_by_id(&self, id: &str) -> Result<Option<GameRecord>, ExplorerError> {
         let Ok(id) = <[u8; 8]>::try_from(id.as_bytes()) else { return Ok(None) };
         for s in &self.shards {
-            if let Some(i) = s.index.game_by_id(&id) {
+            if let Some(i) = s.index.game_by_id(&id)? {
                 return s.index.game(i, &s.strings).map(Some);
             }
         }

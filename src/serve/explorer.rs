@@ -14,6 +14,10 @@
 //! list parameters are one comma-separated value (`speeds=blitz,rapid`);
 //! the legacy `speeds[]=`/`ratings[]=` are ignored; a bad
 //! parameter is a 400 with a JSON error. `Access-Control-Allow-Origin: *`.
+//!
+//! An index error met while answering (a block that fails its checksum,
+//! [`crate::explorer::index`]) is a 500 whose `error` names the file and
+//! the offset, logged; other requests are answered as before.
 
 use super::api::query;
 use super::lichess::lichess_board;
@@ -173,12 +177,19 @@ fn history(v: Option<&str>) -> Result<bool, ApiError> {
     }
 }
 
+/// A 500 for an index error met while answering (logged: the file needs
+/// rebuilding).
+fn index_error(e: impl std::fmt::Display) -> ApiError {
+    tracing::error!("explorer index: {e}");
+    ApiError::internal(format!("explorer index: {e}"))
+}
+
 async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Json<ExplorerAnswer>, ApiError> {
     let (board, opening) = position(&q)?;
     let (filter, limits) = filter(&q, kind, false)?;
     let history = kind == Kind::Lichess && history(q.history.as_deref())?;
     let answer = blocking(&s, move |s| shards(s, kind).answer(&board, &filter, limits, kind, history)).await?;
-    let mut answer = answer.map_err(|e| ApiError::internal(format!("explorer index: {e}")))?;
+    let mut answer = answer.map_err(index_error)?;
     answer.opening = opening;
     Ok(Json(answer))
 }
@@ -220,7 +231,7 @@ async fn game_pgn(s: Arc<State>, id: String, kind: Kind) -> Response {
         Ok(Ok(None)) => {
             ApiError { status: StatusCode::NOT_FOUND, message: "no game with that id".into() }.into_response()
         }
-        Ok(Err(e)) => ApiError::internal(format!("explorer index: {e}")).into_response(),
+        Ok(Err(e)) => index_error(e).into_response(),
         Err(e) => e.into_response(),
     }
 }
@@ -387,7 +398,7 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
         })
     })
     .await?
-    .map_err(|e| ApiError::internal(format!("explorer index: {e}")))?;
+    .map_err(index_error)?;
     let answer = PlayerAnswer { opening, ..answer };
     let mut line = serde_json::to_string(&answer).map_err(|e| ApiError::internal(e.to_string()))?;
     line.push('\n');

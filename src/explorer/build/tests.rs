@@ -275,3 +275,5 @@ fn days_from_the_epoch_are_gregorian_dates() {
     assert_eq!(super::civil_from_days(20_088), (2024, 12, 31));
     assert_eq!(super::civil_from_days(20_794), (2026, 12, 7));
 }
+
+mod damage;

@@ -93,8 +93,8 @@ fn an_index_round_trips_games_positions_and_singles() {
     assert_eq!(e.games(), 2);
     assert_eq!(e.game(0, &strings).unwrap(), games[0]);
     assert_eq!(e.game(1, &strings).unwrap(), games[1]);
-    assert_eq!(e.game_by_id(b"0000zzzz"), Some(1));
-    assert_eq!(e.game_by_id(b"zzzz0000"), None);
+    assert_eq!(e.game_by_id(b"0000zzzz").unwrap(), Some(1));
+    assert_eq!(e.game_by_id(b"zzzz0000").unwrap(), None);
     let start = Board::startpos();
     let Some(PositionEntry::Counted { moves, games: cells }) = e.position(start.key_legal_ep()).unwrap() else {
         panic!("the start position is counted")
@@ -147,12 +147,195 @@ fn a_damaged_index_is_an_error_with_an_offset() {
     let mut b = bytes.clone();
     b[4] = 9;
     assert!(matches!(Explorer::from_bytes(b), Err(ExplorerError::UnsupportedVersion { version: 9 })));
+    // The one block (the index is small) holds the offset tables that open reads.
     let mut b = bytes.clone();
     b[HEADER_LEN + 3] ^= 1;
-    assert!(matches!(Explorer::from_bytes(b).unwrap().verify(), Err(ExplorerError::Checksum { .. })));
+    let e = Explorer::from_bytes(b).err().expect("a damaged block");
+    assert!(matches!(e, ExplorerError::Damaged { offset: 152, section: "strings", .. }), "{e}");
     for len in [0, 3, 100, bytes.len() / 2, bytes.len() - 1] {
         assert!(Explorer::from_bytes(bytes[..len].to_vec()).is_err(), "{len}");
     }
+}
+
+/// `n` games of seeded random legal moves (10 to 60 plies), no positions.
+fn many(n: usize, seed: u64) -> Vec<u8> {
+    let dir = crate::testdata::TempDir::new("explorer-blocks");
+    let out = dir.path().join("many.axi");
+    let mut w = ExplorerWriter::create(&out, 50, 4).unwrap();
+    let mut rng = crate::codec::SplitMix64::new(seed);
+    for i in 0..n {
+        let mut b = Board::startpos();
+        let mut sans = Vec::new();
+        for _ in 0..10 + rng.below(50) {
+            let legal: Vec<Move> = b.legal_moves().iter().collect();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.below_usize(legal.len())];
+            sans.push(b.move_to_san(m));
+            b.make_move(m);
+        }
+        let sans: Vec<&str> = sans.iter().map(String::as_str).collect();
+        let mut g = game(format!("g{i:07}").as_bytes().try_into().unwrap(), &sans, Outcome::Draw);
+        g.white = format!("player {}", rng.below(40));
+        w.game(&g, &PackedMoves::of(&g).unwrap()).unwrap();
+    }
+    w.finish().unwrap();
+    std::fs::read(&out).unwrap()
+}
+
+/// Every game of `e`, each read or its error.
+fn games_of(e: &Explorer, strings: &[String]) -> Vec<Result<GameRecord, String>> {
+    (0..e.games() as u32).map(|i| e.game(i, strings).map_err(|e| e.to_string())).collect()
+}
+
+#[test]
+fn blocks_of_any_size_read_the_same() {
+    let bytes = many(300, 1);
+    let want = Explorer::from_bytes(bytes.clone()).unwrap();
+    assert_eq!(want.blocks(), (1, 1 << BLOCK_SHIFT));
+    let strings = want.strings().unwrap();
+    let games = games_of(&want, &strings);
+    assert!(games.iter().all(Result::is_ok));
+    for shift in [10, 12, 24] {
+        let e = Explorer::from_bytes(Explorer::reblocked(&bytes, shift).unwrap()).unwrap();
+        assert_eq!(e.blocks().1, 1 << shift);
+        assert_eq!(games_of(&e, &strings), games, "blocks of 2^{shift}");
+        e.verify().unwrap();
+    }
+}
+
+#[test]
+fn a_damaged_block_fails_the_reads_that_touch_it_and_no_other() {
+    let bytes = Explorer::reblocked(&many(300, 2), 10).unwrap();
+    let good = Explorer::from_bytes(bytes.clone()).unwrap();
+    let strings = good.strings().unwrap();
+    let want = games_of(&good, &strings);
+    let (blocks, size) = good.blocks();
+    assert!(blocks > 10, "{blocks}");
+    // A byte in the middle of the game data.
+    let at = HEADER_LEN + size * (blocks / 2) + 100;
+    let mut b = bytes.clone();
+    b[at] ^= 0x20;
+    let e = Explorer::from_bytes(b).unwrap();
+    let got = games_of(&e, &strings);
+    let (mut failed, mut read) = (0, 0);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        match g {
+            Ok(_) => {
+                assert_eq!(g, w, "game {i}");
+                read += 1;
+            }
+            Err(message) => {
+                let start = (HEADER_LEN + (at - HEADER_LEN) / size * size).to_string();
+                assert!(message.contains(&format!("damaged block at offset {start} of (bytes)")), "{message}");
+                failed += 1;
+            }
+        }
+    }
+    assert!(failed > 0 && read > failed, "{failed} failed, {read} read");
+    // Asked again: the same error, from the block's state.
+    let again = games_of(&e, &strings);
+    assert_eq!(again, got);
+}
+
+#[test]
+fn rejects_a_spliced_block() {
+    let bytes = Explorer::reblocked(&many(300, 3), 10).unwrap();
+    let e = Explorer::from_bytes(bytes.clone()).unwrap();
+    let (blocks, size) = e.blocks();
+    let sums = bytes.len() - 8 * blocks;
+    let (from, to) = (blocks / 2, blocks / 2 + 3);
+    let block = |i: usize| HEADER_LEN + i * size..HEADER_LEN + (i + 1) * size;
+    let sum = |i: usize| sums + 8 * i..sums + 8 * i + 8;
+    // The block alone, then the block with its checksum: both fail where
+    // they were put.
+    for with_sum in [false, true] {
+        let mut b = bytes.clone();
+        b.copy_within(block(from), block(to).start);
+        if with_sum {
+            b.copy_within(sum(from), sum(to).start);
+            // The checksums' own checksum follows, as a forger would make it.
+            let d = crate::codec::hash64(sums as u64, &b[sums..]);
+            b[136..144].copy_from_slice(&d.to_le_bytes());
+            let h = crate::codec::hash64(0, &b[..144]);
+            b[144..152].copy_from_slice(&h.to_le_bytes());
+        }
+        let verified = Explorer::from_bytes(b).and_then(|e| e.verify());
+        let offset = block(to).start as u64;
+        assert!(
+            matches!(verified, Err(ExplorerError::Damaged { offset: o, .. }) if o == offset),
+            "with its checksum: {with_sum}: {verified:?}"
+        );
+    }
+    // Two blocks swapped.
+    let mut b = bytes.clone();
+    let first = b[block(from)].to_vec();
+    b.copy_within(block(to), block(from).start);
+    b[block(to)].copy_from_slice(&first);
+    let offset = block(from).start as u64;
+    assert!(matches!(
+        Explorer::from_bytes(b).and_then(|e| e.verify()),
+        Err(ExplorerError::Damaged { offset: o, .. }) if o == offset
+    ));
+}
+
+#[test]
+fn rejects_version_1_with_a_rebuild_message() {
+    let (mut bytes, _) = small();
+    bytes[4..6].copy_from_slice(&1u16.to_le_bytes());
+    let e = Explorer::from_bytes(bytes).err().expect("version 1 is refused");
+    assert!(matches!(e, ExplorerError::Outdated { version: 1 }));
+    let message = e.to_string();
+    assert!(
+        message.contains("version 1") && message.contains("rebuild it with `archivist explorer build`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn verify_reports_the_offset_of_a_flipped_byte() {
+    let bytes = Explorer::reblocked(&many(300, 4), 10).unwrap();
+    let (blocks, size) = Explorer::from_bytes(bytes.clone()).unwrap().blocks();
+    let end = bytes.len() - 8 * blocks;
+    for at in [HEADER_LEN, HEADER_LEN + size - 1, HEADER_LEN + 5 * size + 17, end - 1] {
+        let mut b = bytes.clone();
+        b[at] ^= 1;
+        let verified = Explorer::from_bytes(b).and_then(|e| e.verify());
+        match verified {
+            Err(ExplorerError::Damaged { offset, len, .. }) => {
+                assert!(offset as usize <= at && at < (offset + len) as usize, "{at}: {offset} + {len}")
+            }
+            other => panic!("byte {at}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_header_and_the_block_checksums_are_checked_at_open() {
+    let bytes = Explorer::reblocked(&many(100, 5), 10).unwrap();
+    let (blocks, _) = Explorer::from_bytes(bytes.clone()).unwrap().blocks();
+    // Any header byte after the version: the header's checksum.
+    for at in [6, 8, 40, 112, 120, 128, 136, 150] {
+        let mut b = bytes.clone();
+        b[at] ^= 4;
+        let e = Explorer::from_bytes(b).err().expect("refused");
+        assert!(matches!(e, ExplorerError::HeaderChecksum { .. }), "{at}: {e}");
+    }
+    // A block checksum: their checksum.
+    let mut b = bytes.clone();
+    let n = b.len();
+    b[n - 8 * blocks + 3] ^= 1;
+    let e = Explorer::from_bytes(b).err().expect("refused");
+    let end = (n - 8 * blocks) as u64;
+    assert!(matches!(e, ExplorerError::Directory { offset, .. } if offset == end), "{e}");
+    // Cut short or grown.
+    let e = Explorer::from_bytes(bytes[..n - 1].to_vec()).err().expect("refused");
+    assert!(matches!(e, ExplorerError::Truncated(_)), "{e}");
+    let mut b = bytes.clone();
+    b.push(0);
+    let e = Explorer::from_bytes(b).err().expect("refused");
+    assert!(matches!(e, ExplorerError::BadHeader { offset: 120, .. }), "{e}");
 }
 
 proptest! {
@@ -173,6 +356,7 @@ proptest! {
             }
             let _ = e.position(Board::startpos().key_legal_ep());
             let _ = e.single(0, &strings);
+            let _ = e.game_by_id(b"abcdEFGH");
         }
     }
 

@@ -1,11 +1,13 @@
 //! Writing an explorer index: each section into a temporary file beside
 //! the output while the games (in order) and then the positions and
-//! singles (each in key order) come, assembled with the header at the end,
-//! atomically. Memory holds the strings, the ids and one block of singles.
+//! singles (each in key order) come, assembled with the block checksums
+//! and the header at the end, atomically. Memory holds the strings, the
+//! ids, one block of singles and the block checksums (8 bytes a block).
 
+use super::blocks::Summer;
 use super::reader::{single_bits, Header};
 use super::record::{encode_game, encode_position, BitWriter, PackedMoves};
-use super::{GameRecord, PositionEntry, BLOCK, GAME_BLOCK, HEADER_LEN};
+use super::{GameRecord, PositionEntry, BLOCK, BLOCK_SHIFT, GAME_BLOCK, HEADER_LEN};
 use crate::codec::{IoAt, PathIoError, Put, TempDir};
 use std::collections::HashMap;
 use std::fs::File;
@@ -215,8 +217,8 @@ impl ExplorerWriter {
         self.sections[SINGLES].put(&rest)
     }
 
-    /// Writes the index (header, sections, checksum) at the output path,
-    /// atomically; returns its length.
+    /// Writes the index (header, sections, block checksums) at the output
+    /// path, atomically; returns its length.
     pub fn finish(mut self) -> Result<u64, PathIoError> {
         self.pack_singles()?;
         let end = self.sections[GAMES].len;
@@ -248,6 +250,7 @@ impl ExplorerWriter {
             at += part.map_or(ids.len() as u64, |s| self.sections[s].len);
         }
         offsets[9] = at;
+        let len = at + 8 * super::blocks::count(at, BLOCK_SHIFT);
         let paths: Vec<PathBuf> = self.sections.iter().map(|s| s.path.clone()).collect();
         let mut header = Header {
             max_ply: self.max_ply,
@@ -257,17 +260,19 @@ impl ExplorerWriter {
             positions: self.position_count,
             singles: self.single_count,
             sections: offsets,
-            checksum: 0,
+            len,
+            block_shift: BLOCK_SHIFT,
+            directory: 0,
         };
         drop(self.sections);
         let out = self.out.clone();
         crate::atomic_file::write_with(&out, 1 << 20, |w| {
             w.write_all(&header.encode())?;
-            let mut hash = crate::codec::Fnv1a64::new();
+            let mut sums = Summer::new(header.block_shift);
             let mut buf = vec![0u8; 1 << 20];
             for part in order {
                 let Some(i) = part else {
-                    hash.update(&ids);
+                    sums.update(&ids);
                     w.write_all(&ids)?;
                     continue;
                 };
@@ -277,16 +282,18 @@ impl ExplorerWriter {
                     if n == 0 {
                         break;
                     }
-                    hash.update(&buf[..n]);
+                    sums.update(&buf[..n]);
                     w.write_all(&buf[..n])?;
                 }
             }
-            header.checksum = hash.finish();
+            let sums = sums.finish();
+            header.directory = crate::codec::hash64(at, &sums);
+            w.write_all(&sums)?;
             w.seek(std::io::SeekFrom::Start(0))?;
             w.write_all(&header.encode())
         })
         .at(&out)?;
         drop(self.dir);
-        Ok(at)
+        Ok(len)
     }
 }
