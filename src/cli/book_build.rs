@@ -1,16 +1,17 @@
 //! `archivist book build`: the arguments, the progress bar and the summary;
 //! the work is [`crate::book::tools::build`].
 
-use crate::book::format::explorer::{month_code, Explorer, Speed};
+use crate::book::format::explorer::{month_code, Explorer, ExplorerError, Speed};
 use crate::book::play::explorer::Filter;
 use crate::book::tools::build::{self, parse_day, parse_result, Filters, Rejection, TimeClass};
 use crate::book::tools::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
 use crate::book::tools::make_book::MakeBookOptions;
+use crate::codec::unnamed;
 use crate::pgn::ReplayError;
 use crate::types::Color;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,6 +165,18 @@ impl GameFilterArgs {
     }
 }
 
+/// The explorer index at `path` (`--from-explorer`, and the `explorer`
+/// subcommands), or its error naming the path once.
+pub fn open_index(path: &Path) -> anyhow::Result<Explorer> {
+    Explorer::open(path).map_err(|e| index_error(path, &e))
+}
+
+/// An index's error, the path in front and only there (an I/O error of the
+/// index names its file itself).
+pub fn index_error(path: &Path, e: &ExplorerError) -> anyhow::Error {
+    anyhow::anyhow!("{}: {}", path.display(), unnamed(path, e))
+}
+
 /// `YYYY-MM` (or `YYYY/MM`) as a month code.
 pub fn parse_month(text: &str) -> Option<u16> {
     let (y, m) = text.trim().split_once(['-', '/'])?;
@@ -238,7 +251,7 @@ impl BuildArgs {
         }
         let mut plies = 1024;
         for path in &self.from_explorer {
-            let index = Explorer::open(path).with_context(|| format!("{}", path.display()))?;
+            let index = open_index(path)?;
             plies = plies.min(usize::from(index.max_ply()));
         }
         Ok(plies)
@@ -371,6 +384,7 @@ pub fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             print_summary(&summary, from_explorer.is_some());
             return Err(BuildError::Damaged { summary }.into());
         }
+        Err(BuildError::Explorer { path, source }) => return Err(index_error(&path, &source)),
         Err(e) => return Err(e.into()),
     };
     print_summary(&summary, from_explorer.is_some());

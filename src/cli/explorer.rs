@@ -2,13 +2,13 @@
 //! index ([`crate::book::format::explorer`], built by
 //! [`crate::book::tools::explorer`]).
 
-use super::book_build::{Bar, GameFilterArgs};
+use super::book_build::{index_error, open_index, Bar, GameFilterArgs};
 use crate::book::format::explorer::{Explorer, DEFAULT_MAX_PLY};
 use crate::book::tools::build::{self, Rejection};
 use crate::book::tools::explorer::{self as tool, ExplorerBuildError, ExplorerOptions, ExplorerSummary};
-use anyhow::Context;
+use crate::codec::unnamed;
 use clap::{Args, Subcommand};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Subcommand, Debug)]
@@ -81,7 +81,10 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
                 threads: threads.clamp(1, 256),
                 ..ExplorerOptions::default()
             };
-            let summary = tool::merge(&shards, &out, &options)?;
+            let summary = tool::merge(&shards, &out, &options).map_err(|e| match e {
+                ExplorerBuildError::Index { path, source } => index_error(&path, &source),
+                e => e.into(),
+            })?;
             print_summary(&summary);
             println!(
                 "{} indexes merged: {} games ({} already indexed), {} positions, {} singles, {} bytes written to {}",
@@ -96,7 +99,7 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         ExplorerCommand::Info { index } => {
-            let e = open(&index)?;
+            let e = open_index(&index)?;
             println!(
                 "file:      {}\nformat:    explorer index (AXPL version 1)\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nbytes:     {}",
                 index.display(),
@@ -121,15 +124,11 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                println!("{}: invalid: {e}", index.display());
+                println!("{}: invalid: {}", index.display(), unnamed(&index, &e));
                 Ok(ExitCode::FAILURE)
             }
         },
     }
-}
-
-fn open(path: &Path) -> anyhow::Result<Explorer> {
-    Explorer::open(path).with_context(|| path.display().to_string())
 }
 
 fn build_index(args: BuildArgs) -> anyhow::Result<ExitCode> {
