@@ -71,3 +71,16 @@ def test_only_the_engine_and_selfplay_take_config(exe, tmp_path):
             "--out", str(tmp_path / "p.bin"), timeout=300)
     assert r.returncode == 0, r.stderr
     assert re.search(r"\b2 games\b", r.stdout + r.stderr), r.stdout + r.stderr
+
+
+def test_config_before_a_subcommand_is_refused(exe, tmp_path):
+    config = str(ROOT / "configs" / "engine.toml")
+    for sub in SUBCOMMANDS:
+        r = run(exe, "--config", config, sub, "x")
+        assert r.returncode == 2 and f"not to the `{sub}` subcommand" in r.stderr, (sub, r.returncode, r.stderr)
+        assert r.stdout == "" and "loaded" not in r.stderr, (sub, r.stdout, r.stderr)
+    r = run(exe, "--config", config, "selfplay", "--games", "1")
+    assert f"archivist selfplay --config {config}" in r.stderr, r.stderr
+    # UCI lines still follow it.
+    r = run(exe, "--config", config, "isready", "quit")
+    assert r.returncode == 0 and "readyok" in r.stdout, r.stdout
