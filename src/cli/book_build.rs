@@ -26,16 +26,8 @@ pub enum ColorArg {
     Black,
 }
 
-/// Polyglot: byte-identical to `polyglot make-book` for PGN without FEN
-/// tags; unlike the tool, FEN tags and Chess960 games are honoured and a game
-/// with an illegal move is reported (file, game, ply) and skipped instead of
-/// ending the run. YACB: one entry per position seen at least --min-game
-/// times, perf% for white, the most played move as best move, source
-/// statistical, elo from the players' ratings (see `book::tools::build::output`).
-/// Inputs are streamed (plain, .gz, .zst, .bz2 told by content; `-` is
-/// standard input) and counted in at most --memory MB, spilling runs of
-/// events to a temporary directory; the output is the same for any
-/// --threads and --memory.
+/// `book build`'s arguments; its help is [`super::book::BookCommand::Build`]'s
+/// doc.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// Book format to write (default: yacb when OUT ends in .yacb, else polyglot).
@@ -50,15 +42,17 @@ pub struct BuildArgs {
     /// --min-game, --min-score, --only-white, --only-black.
     #[arg(long, num_args = 1..)]
     pub from_explorer: Vec<PathBuf>,
+    // `conflicts_with = "pgn"` as well: clap lets a `requires` go unmet when
+    // the required argument conflicts with one given (`--pgn`).
     /// With --from-explorer: keep games of these rating groups, as Lichess's
     /// `ratings` (0, 1000, 1200, …, 2200; 2500 takes every mean from 2500 up).
-    #[arg(long, value_delimiter = ',', requires = "from_explorer")]
+    #[arg(long, value_delimiter = ',', requires = "from_explorer", conflicts_with = "pgn")]
     pub ratings: Vec<u32>,
     /// With --from-explorer: keep games of this month (YYYY-MM) or later.
-    #[arg(long, requires = "from_explorer")]
+    #[arg(long, requires = "from_explorer", conflicts_with = "pgn")]
     pub since: Option<String>,
     /// With --from-explorer: keep games of this month (YYYY-MM) or earlier.
-    #[arg(long, requires = "from_explorer")]
+    #[arg(long, requires = "from_explorer", conflicts_with = "pgn")]
     pub until: Option<String>,
     /// Output book.
     #[arg(long)]
@@ -105,7 +99,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub exclude_variants: bool,
     /// With --exclude-variants: keep Chess960 games.
-    #[arg(long)]
+    #[arg(long, requires = "exclude_variants")]
     pub chess960: bool,
     /// Keep games with these results: 1-0, 0-1, 1/2-1/2 (draw), *.
     #[arg(long, value_delimiter = ',')]
@@ -120,8 +114,14 @@ pub struct GameFilterArgs {
     /// Keep games whose players are both rated at least N (WhiteElo/BlackElo).
     #[arg(long)]
     pub min_elo: Option<u32>,
-    /// Keep games of these speed classes (TimeControl tag, Lichess's rule):
-    /// ultrabullet, bullet, blitz, rapid, classical, correspondence.
+    /// Keep games of these speed classes: ultrabullet, bullet, blitz, rapid,
+    /// classical, correspondence. Told from the TimeControl tag `base+inc`
+    /// (or `base`) by base + 40·inc seconds, at Lichess's thresholds: under
+    /// 30 ultrabullet, 180 bullet, 480 blitz, 1500 rapid, else classical
+    /// (Lichess: correspondence from 21600 on); `-` is correspondence; a game
+    /// without a readable tag is dropped. With `book build --from-explorer`:
+    /// the speeds the index stored (from 21600 on, and without a readable
+    /// tag, correspondence).
     #[arg(long, value_delimiter = ',')]
     pub time_control: Vec<String>,
     /// Keep games of at least N plies.
