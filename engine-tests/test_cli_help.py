@@ -76,15 +76,18 @@ def test_only_the_engine_and_selfplay_take_config(exe, tmp_path):
 
 README = (ROOT / "README.md").read_text()
 
+
 def readme_flags(synopsis):
     """The `--flags` of the README's subcommand table row whose command cell starts `synopsis`."""
     row = next(line for line in README.splitlines() if line.startswith(f"| `{synopsis}"))
     return set(re.findall(r"--[a-z][a-z0-9-]*", row.split("` |")[0]))
 
+
 def help_flags(text):
     """The `--flags` a `--help` lists under Options, but --help."""
     options = text.split("Options:")[1]
     return set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", options, re.M)) - {"--help"}
+
 
 def test_book_convert_synopsis_and_format_rules_are_the_programs(exe, tmp_path):
     from test_book_import import golden_abk
@@ -118,6 +121,27 @@ def test_book_convert_synopsis_and_format_rules_are_the_programs(exe, tmp_path):
     r = run(exe, "book", "convert", str(named), str(tmp_path / "x.json"))
     assert r.returncode != 0 and "25200 bytes needed" in r.stderr, r.stderr
 
+
+def test_serve_synopsis_and_help_are_the_parsers_and_call_it_the_local_service(exe):
+    text = run(exe, "serve", "--help").stdout
+    flags = help_flags(text)
+    assert {"--book", "--syzygy", "--hash-file", "--lichess", "--masters", "--web", "--listen"} <= flags
+    assert readme_flags("archivist serve ") == flags
+    # "explorer" is the opening explorer only, never `serve` itself.
+    serve_line = next(line for line in run(exe, "--help").stdout.splitlines() if line.strip().startswith("serve "))
+    for about in (text.split("\n\n")[0], serve_line):
+        assert "local service" in about, about
+        assert all(m.group(0) == "opening explorer" for m in re.finditer(r"(\w+ )?explorer", about)), about
+
+
+def test_tb_help_names_every_tb_subcommand(exe):
+    text = run(exe, "tb", "--help").stdout
+    about = text.split("\n\n")[0]
+    assert set(commands(text)) == {"probe", "line", "info"}
+    for sub in commands(text):
+        assert sub in about, (sub, about)
+
+
 def test_book_build_help_says_what_the_parser_does(exe, tmp_path):
     summary = next(line for line in run(exe, "book", "--help").stdout.splitlines() if line.strip().startswith("build "))
     assert "PGN" in summary and "explorer index" in summary, summary
@@ -133,6 +157,7 @@ def test_book_build_help_says_what_the_parser_does(exe, tmp_path):
         args = [option] + ([values[option]] if option in values else [])
         r = run(exe, "book", "build", "--pgn", str(pgn), "--out", str(tmp_path / "b.bin"), *args)
         assert r.returncode == 2 and option in r.stderr, (option, needs, r.stderr)
+
 
 def test_config_before_a_subcommand_is_refused(exe, tmp_path):
     config = str(ROOT / "configs" / "engine.toml")

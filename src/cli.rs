@@ -109,13 +109,17 @@ pub enum Command {
         #[arg(long)]
         chess960: bool,
     },
-    /// Syzygy tablebases: probe positions, list tables.
+    /// Syzygy tablebases: probe positions (WDL and DTZ, or every move
+    /// ranked), the DTZ-optimal line, info on the tables (found, failing
+    /// validation).
     Tb {
         #[command(subcommand)]
         command: tb::TbCommand,
     },
-    /// A local explorer: books, tablebases and a saved table by position,
-    /// in a browser and as JSON (listens on 127.0.0.1:9090 by default).
+    /// The local service: books, tablebases, a saved table and live analysis
+    /// by position, in a browser and as JSON; Lichess's tablebase, cloud
+    /// evaluation and opening explorer routes; the browser build's site
+    /// (listens on 127.0.0.1:9090 by default).
     Serve(Box<serve::ServeArgs>),
     /// Every UCI option: its `uci` line (type, default, range) and what it
     /// does.
