@@ -49,7 +49,7 @@ build:
 run: build
 	./$(EXE) --config $(CONFIG)
 
-# The local explorer (issue 48) on http://127.0.0.1:9090/: the repository's
+# The local service, `archivist serve` (issue 48), on http://127.0.0.1:9090/: the repository's
 # YACB book, Debian's gnuchess book (make deps) and the Syzygy tables in
 # SERVE_SYZYGY when that directory exists; more options in SERVE_ARGS.
 SERVE_SYZYGY ?= ../shared/syzygy

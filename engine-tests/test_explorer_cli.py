@@ -105,6 +105,23 @@ def test_a_missing_shard_is_an_error_naming_it(exe, index, tmp_path):
     assert not (tmp_path / "m.axi").exists()
 
 
+@pytest.mark.parametrize("command", [
+    ["explorer", "info", "{idx}"],
+    ["explorer", "verify", "{idx}"],
+    ["explorer", "merge", "{idx}", "--out", "{out}"],
+    ["book", "build", "--from-explorer", "{idx}", "--out", "{out}"],
+    ["book", "build", "--from-explorer", "{idx}", "--max-ply", "10", "--out", "{out}"],
+    ["serve", "--listen", "127.0.0.1:0", "--lichess", "{idx}"],
+    ["serve", "--listen", "127.0.0.1:0", "--masters", "{idx}"],
+])
+def test_a_missing_index_is_named_once(exe, tmp_path, command):
+    idx = tmp_path / "missing.axi"
+    r = run(exe, *[a.format(idx=idx, out=tmp_path / "out.bin") for a in command], timeout=30)
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert (r.stdout + r.stderr).count("missing.axi") == 1, r.stdout + r.stderr
+    assert "No such file or directory" in r.stdout + r.stderr
+
+
 def test_book_from_the_index_equals_book_build_on_its_pgn(exe, index, tmp_path):
     # The self-play games repeat no position in their first 50 plies.
     a, b = tmp_path / "pgn.bin", tmp_path / "index.bin"

@@ -109,13 +109,17 @@ pub enum Command {
         #[arg(long)]
         chess960: bool,
     },
-    /// Syzygy tablebases: probe positions, list tables.
+    /// Syzygy tablebases: probe positions (WDL and DTZ, or every move
+    /// ranked), the DTZ-optimal line, info on the tables (found, failing
+    /// validation).
     Tb {
         #[command(subcommand)]
         command: tb::TbCommand,
     },
-    /// A local explorer: books, tablebases and a saved table by position,
-    /// in a browser and as JSON (listens on 127.0.0.1:9090 by default).
+    /// The local service: books, tablebases, a saved table and live analysis
+    /// by position, in a browser and as JSON; Lichess's tablebase, cloud
+    /// evaluation and opening explorer routes; the browser build's site
+    /// (listens on 127.0.0.1:9090 by default).
     Serve(Box<serve::ServeArgs>),
     /// Every UCI option: its `uci` line (type, default, range) and what it
     /// does.
@@ -137,6 +141,11 @@ pub enum TtCommand {
 }
 
 pub fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    if let Some(message) = config_before_subcommand(&args) {
+        use clap::CommandFactory;
+        Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message).exit();
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -145,6 +154,39 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Why the command line `args` is refused, when `--config` stands before a
+/// subcommand's name (`archivist --config x.toml book info b.bin`): clap
+/// would read the subcommand and its arguments as UCI lines, which the
+/// engine rejects one by one after loading the config, exiting with 0 (or
+/// refuse the first option of the subcommand, naming only that).
+fn config_before_subcommand(args: &[String]) -> Option<String> {
+    use clap::CommandFactory;
+    let mut rest = args.iter().skip(1);
+    let mut config = None;
+    let first = loop {
+        let arg = rest.next()?;
+        if arg == "--config" {
+            config = Some(rest.next()?.as_str());
+        } else if let Some(value) = arg.strip_prefix("--config=") {
+            config = Some(value);
+        } else {
+            break arg;
+        }
+    };
+    let config = config?;
+    let command = Cli::command();
+    let sub = command.get_subcommands().find(|s| s.get_name() == first.as_str())?;
+    let own = if sub.get_arguments().any(|a| a.get_long() == Some("config")) {
+        format!("; `{first}` takes its own after its name: `archivist {first} --config {config}`")
+    } else {
+        format!("; `{first}` takes none")
+    };
+    Some(format!(
+        "--config applies to the UCI engine (`archivist --config FILE`, then UCI lines), not to the `{first}` \
+         subcommand{own}"
+    ))
 }
 
 /// The error and its causes, joined by `: `, leaving out a cause whose

@@ -27,7 +27,7 @@ mod bytes;
 mod fs;
 
 pub use bytes::{Decode, Fixed, Items, Put, Reader, Truncated, WriteBytes};
-pub use fs::{read_file, FileBytes, IoAt, PathIoError, TempDir};
+pub use fs::{read_file, unnamed, FileBytes, IoAt, PathIoError, TempDir};
 
 /// FNV-1a's offset basis.
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

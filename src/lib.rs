@@ -11,7 +11,7 @@
 //! | position | `attacks` → `board` → {`perft`, `pgn`, `epd`} |
 //! | knowledge | `eval`, `nnue`, `tt`, `tb`, `explorer` → `book` (the opening explorer, below the books it can build), `records` |
 //! | search | `search` → {`analysis`, `selfplay`, `bench`}; `train` (no search) |
-//! | front | `engine` → `uci` → `cli`; `serve` (the local explorer) → `cli` (every subcommand); `engine` → `web` (the browser build's calls) |
+//! | front | `engine` → `uci` → `cli`; `serve` (the local service) → `cli` (every subcommand); `engine` → `web` (the browser build's calls) |
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]

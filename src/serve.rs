@@ -129,7 +129,8 @@ pub enum ServeError {
     HashFileIo(#[from] PathIoError),
     #[error("--web {}: {reason}", path.display())]
     Web { path: PathBuf, reason: String },
-    #[error("{path}: {source}")]
+    /// The path once: an I/O error of the index names it already.
+    #[error("{}: {}", path.display(), crate::codec::unnamed(path, source))]
     Explorer { path: PathBuf, source: crate::explorer::index::ExplorerError },
     #[error("listening on {addr}: {source}")]
     Listen { addr: SocketAddr, source: std::io::Error },

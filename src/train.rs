@@ -401,7 +401,7 @@ pub fn validation_loss(state: &Checkpoint, samples: &[Sample], wdl: f32, scale: 
 pub fn hand_written_loss(samples: &[Sample], wdl: f32, scale: f32) -> f64 {
     let target = Target::new(wdl, scale, 0.0);
     let total: f64 =
-        samples.iter().map(|s| f64::from((grad::sigmoid(target.logit(0.0, s)) - target.of(s)).powi(2))).sum();
+        samples.iter().map(|s| f64::from((data::sigmoid(target.logit(0.0, s)) - target.of(s)).powi(2))).sum();
     total / samples.len().max(1) as f64
 }
 

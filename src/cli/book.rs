@@ -29,19 +29,53 @@ What each direction keeps and drops:
   sbob -> json           keeps everything; adds piece names and SAN (chess).
   json -> sbob           keeps everything but opening_name and move_notation,
                          which the binary form has no place for (counted).
+  yacb -> sbob|json|polyglot
+                         keeps the positions reached from the start position
+                         (or each --root) through best moves and through any
+                         legal move into a position the book knows, each with
+                         its best move (weight 1) and its value as the
+                         evaluation (centipawns, white's view). Drops elo,
+                         bound, source and value type; entries never reached
+                         and best moves illegal where reached (counted).
+  polyglot|sbob|json -> yacb
+                         one entry per chess position (Polyglot: each one the
+                         walk above reaches): engine key, the heaviest legal
+                         move as best move, its evaluation as the value
+                         (exact, source other, elo -2000). Drops every other
+                         move and all weights, opening names, notations and
+                         non-chess positions (counted).
+  abk -> polyglot|yacb   the positions replayed from the start position, lines
+                         that transpose merged (no --root). Drops illegal
+                         moves with their lines and entries no link reaches
+                         (counted). To sbob or json: through polyglot.
   old json -> json       the old openingBook.json (SBOB's predecessor: named
                          openings of shogi SFENs and \"27\"-style squares) keeps
                          every position and move, the opening's name as each
                          move's opening_name, weight 1, evaluation 0; a move
                          repeated in a position keeps the first opening's
-                         name (counted). To sbob, polyglot or yacb: through json.
-  X -> X                 validates and rewrites canonically.
-The input format is told by content (YACB or SBOB magic, ABK signature and
-size, JSON text starting '{', old JSON text starting '[', else Polyglot).";
+                         name (counted). To sbob, polyglot or yacb: as to json,
+                         then json to that format (shogi positions are not
+                         chess: polyglot and yacb keep none of them).
+  X -> X                 (polyglot, sbob, json, yacb) validates and rewrites
+                         canonically.
+The input format is told by content (book::play::open): YACB or SBOB magic;
+ABK by Arena's signature and an ABK size (25200 + 28*n bytes), or by an .abk
+name; JSON text starting '{'; old JSON text starting '[' then '{' or ']';
+anything else is Polyglot (it has no header).";
 
 #[derive(Subcommand, Debug)]
 pub enum BookCommand {
-    /// Build a book from PGN games (Polyglot: as `polyglot make-book`; YACB: perf% statistics).
+    /// Build a book from PGN games or an explorer index's games (Polyglot: as `polyglot make-book`; YACB: perf%
+    /// statistics).
+    ///
+    /// Polyglot: byte-identical to `polyglot make-book` for PGN without FEN tags; unlike the tool, FEN tags and
+    /// Chess960 games are honoured and a game with an illegal move is reported (file, game, ply) and skipped
+    /// instead of ending the run. YACB: one entry per position seen at least --min-game times, perf% for white,
+    /// the most played move as best move, source statistical, elo from the players' ratings. Inputs are streamed
+    /// (plain, .gz, .zst, .bz2 told by content; `-` is standard input) and counted in at most --memory MB,
+    /// spilling runs of events to a temporary directory; the output is the same for any --threads and --memory.
+    /// With --from-explorer the games are an explorer index's (`explorer build`), chosen by --time-control,
+    /// --ratings and --since/--until; the PGN game filters are refused.
     Build(Box<super::book_build::BuildArgs>),
     /// A book's lines (any playable book, or a PGN) as an EPD opening suite or a PGN tree.
     Export(super::book_export::ExportArgs),
@@ -73,7 +107,8 @@ pub enum BookCommand {
     },
     /// Polyglot: set (or remove) the weights of one position's moves, written atomically.
     Edit(super::polyglot::EditArgs),
-    /// Convert a book to another format (yacb, polyglot, sbob, json; ABK input to polyglot or yacb).
+    /// Convert a book to another format (yacb, polyglot, sbob, json; ABK input to polyglot or yacb; the old
+    /// openingBook.json read too).
     #[command(after_long_help = CONVERT_HELP)]
     Convert(ConvertArgs),
     /// Merge SugaR/BrainLearn experience files (.exp) into a YACB book.
@@ -112,7 +147,7 @@ pub struct ConvertArgs {
     /// Output format (default: from OUT's extension: .bin, .sbob, .json, .yacb).
     #[arg(long, value_enum)]
     pub to: Option<ConvertTo>,
-    /// Polyglot input: walk from this position instead of the start position (repeatable).
+    /// Polyglot or YACB input: walk from this position instead of the start position (repeatable).
     #[arg(long = "root", value_name = "FEN")]
     pub roots: Vec<String>,
 }

@@ -4,14 +4,16 @@
 use crate::book::tools::build::{self, parse_day, parse_result, Filters, Rejection};
 use crate::book::tools::build::{BuildError, BuildOptions, Observer, Progress, Summary, Target};
 use crate::book::tools::make_book::MakeBookOptions;
+use crate::codec::unnamed;
 use crate::explorer::index::Explorer;
+use crate::explorer::index::ExplorerError;
 use crate::explorer::model::{month_code, Speed};
 use crate::explorer::query::Filter;
 use crate::pgn::ReplayError;
 use crate::types::Color;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,16 +28,8 @@ pub enum ColorArg {
     Black,
 }
 
-/// Polyglot: byte-identical to `polyglot make-book` for PGN without FEN
-/// tags; unlike the tool, FEN tags and Chess960 games are honoured and a game
-/// with an illegal move is reported (file, game, ply) and skipped instead of
-/// ending the run. YACB: one entry per position seen at least --min-game
-/// times, perf% for white, the most played move as best move, source
-/// statistical, elo from the players' ratings (see `book::tools::build::output`).
-/// Inputs are streamed (plain, .gz, .zst, .bz2 told by content; `-` is
-/// standard input) and counted in at most --memory MB, spilling runs of
-/// events to a temporary directory; the output is the same for any
-/// --threads and --memory.
+/// `book build`'s arguments; its help is [`super::book::BookCommand::Build`]'s
+/// doc.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// Book format to write (default: yacb when OUT ends in .yacb, else polyglot).
@@ -50,15 +44,17 @@ pub struct BuildArgs {
     /// --min-game, --min-score, --only-white, --only-black.
     #[arg(long, num_args = 1..)]
     pub from_explorer: Vec<PathBuf>,
+    // `conflicts_with = "pgn"` as well: clap lets a `requires` go unmet when
+    // the required argument conflicts with one given (`--pgn`).
     /// With --from-explorer: keep games of these rating groups, as Lichess's
     /// `ratings` (0, 1000, 1200, …, 2200; 2500 takes every mean from 2500 up).
-    #[arg(long, value_delimiter = ',', requires = "from_explorer")]
+    #[arg(long, value_delimiter = ',', requires = "from_explorer", conflicts_with = "pgn")]
     pub ratings: Vec<u32>,
     /// With --from-explorer: keep games of this month (YYYY-MM) or later.
-    #[arg(long, requires = "from_explorer")]
+    #[arg(long, requires = "from_explorer", conflicts_with = "pgn")]
     pub since: Option<String>,
     /// With --from-explorer: keep games of this month (YYYY-MM) or earlier.
-    #[arg(long, requires = "from_explorer")]
+    #[arg(long, requires = "from_explorer", conflicts_with = "pgn")]
     pub until: Option<String>,
     /// Output book.
     #[arg(long)]
@@ -105,7 +101,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub exclude_variants: bool,
     /// With --exclude-variants: keep Chess960 games.
-    #[arg(long)]
+    #[arg(long, requires = "exclude_variants")]
     pub chess960: bool,
     /// Keep games with these results: 1-0, 0-1, 1/2-1/2 (draw), *.
     #[arg(long, value_delimiter = ',')]
@@ -175,6 +171,18 @@ impl GameFilterArgs {
     }
 }
 
+/// The explorer index at `path` (`--from-explorer`, and the `explorer`
+/// subcommands), or its error naming the path once.
+pub fn open_index(path: &Path) -> anyhow::Result<Explorer> {
+    Explorer::open(path).map_err(|e| index_error(path, &e))
+}
+
+/// An index's error, the path in front and only there (an I/O error of the
+/// index names its file itself).
+pub fn index_error(path: &Path, e: &ExplorerError) -> anyhow::Error {
+    anyhow::anyhow!("{}: {}", path.display(), unnamed(path, e))
+}
+
 /// `YYYY-MM` (or `YYYY/MM`) as a month code.
 pub fn parse_month(text: &str) -> Option<u16> {
     let (y, m) = text.trim().split_once(['-', '/'])?;
@@ -242,7 +250,7 @@ impl BuildArgs {
         }
         let mut plies = 1024;
         for path in &self.from_explorer {
-            let index = Explorer::open(path).with_context(|| format!("{}", path.display()))?;
+            let index = open_index(path)?;
             plies = plies.min(usize::from(index.max_ply()));
         }
         Ok(plies)
@@ -375,6 +383,7 @@ pub fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             print_summary(&summary, from_explorer.is_some());
             return Err(BuildError::Damaged { summary }.into());
         }
+        Err(BuildError::Explorer { path, source }) => return Err(index_error(&path, &source)),
         Err(e) => return Err(e.into()),
     };
     print_summary(&summary, from_explorer.is_some());

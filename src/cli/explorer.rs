@@ -2,13 +2,13 @@
 //! index ([`crate::explorer::index`], built by
 //! [`crate::explorer::build`]).
 
-use super::book_build::{Bar, GameFilterArgs};
+use super::book_build::{index_error, open_index, Bar, GameFilterArgs};
 use crate::book::tools::build::{self, Rejection};
-use crate::explorer::build::{self as tool, ExplorerOptions, ExplorerSummary, Refusal};
+use crate::codec::unnamed;
+use crate::explorer::build::{self as tool, ExplorerBuildError, ExplorerOptions, ExplorerSummary, Refusal};
 use crate::explorer::index::{Explorer, DEFAULT_MAX_PLY};
-use anyhow::Context;
 use clap::{Args, Subcommand};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Subcommand, Debug)]
@@ -85,7 +85,10 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
                 threads: threads.clamp(1, 256),
                 ..ExplorerOptions::default()
             };
-            let summary = tool::merge(&shards, &out, &options)?;
+            let summary = tool::merge(&shards, &out, &options).map_err(|e| match e {
+                ExplorerBuildError::Index { path, source } => index_error(&path, &source),
+                e => e.into(),
+            })?;
             print_summary(&summary);
             println!(
                 "{} indexes merged: {} games ({} already indexed), {} positions, {} singles, {} bytes written to {}",
@@ -100,7 +103,7 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         ExplorerCommand::Info { index } => {
-            let e = open(&index)?;
+            let e = open_index(&index)?;
             println!(
                 "file:      {}\nformat:    explorer index (AXPL version {}, {})\nmax ply:   {}\ngames:     {}\npositions: {} (reached in two games or more)\nsingles:   {} (reached in one game)\nblocks:    {} of {} bytes, each with its checksum\nbytes:     {}",
                 index.display(),
@@ -129,15 +132,11 @@ pub fn run(command: ExplorerCommand) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                println!("{}: invalid: {e}", index.display());
+                println!("{}: invalid: {}", index.display(), unnamed(&index, &e));
                 Ok(ExitCode::FAILURE)
             }
         },
     }
-}
-
-fn open(path: &Path) -> anyhow::Result<Explorer> {
-    Explorer::open(path).with_context(|| path.display().to_string())
 }
 
 fn build_index(args: BuildArgs) -> anyhow::Result<ExitCode> {

@@ -1,4 +1,4 @@
-//! `archivist serve`: the local explorer ([`crate::serve`]).
+//! `archivist serve`: the local service ([`crate::serve`]).
 
 use crate::serve::{Limits, ServeOptions, DEFAULT_LISTEN};
 use anyhow::Context;
@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// See books, tablebases and a saved table by position in a browser; with
+/// `--lichess`/`--masters`, answer as Lichess's opening explorer; with
 /// `--web DIR`, also serve the browser build's site under `/web/`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Every option is optional. `archivist serve --web target/web` serves the browser \

@@ -20,6 +20,17 @@ impl PathIoError {
     }
 }
 
+/// `message` (an error's) without the `"{path}: "` it begins with, if it
+/// does: for a caller that names the file itself, in front, when the error
+/// may wrap a [`PathIoError`] (which names its file) transparently.
+pub fn unnamed(path: &Path, message: &dyn std::fmt::Display) -> String {
+    let message = message.to_string();
+    match message.strip_prefix(&format!("{}: ", path.display())) {
+        Some(rest) => rest.to_string(),
+        None => message,
+    }
+}
+
 /// Attaches a path to an I/O result: `std::fs::read(p).at(p)?`.
 pub trait IoAt<T> {
     fn at(self, path: &Path) -> Result<T, PathIoError>;

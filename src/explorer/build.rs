@@ -889,9 +889,13 @@ pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Resul
         for i in 0..e.games() as u32 {
             let g = e.game(i, &strings).map_err(index_error)?;
             indexer.summary.games += 1;
-            let visits = replay_visits(&g, max_ply).map_err(index_error)?;
-            let corrupt = ExplorerError::Corrupt { offset: 0, what: "a game's move index past its legal moves" };
-            let packed = PackedMoves::of(&g).ok_or_else(|| index_error(corrupt))?;
+            // A stored game that does not replay: the error names its record.
+            let corrupt = |e: &Explorer| match e.game_offset(i) {
+                Ok(offset) => ExplorerError::Corrupt { offset, what: "a game's move index past its legal moves" },
+                Err(other) => other,
+            };
+            let visits = replay_visits(&g, max_ply).ok_or_else(|| index_error(corrupt(e)))?;
+            let packed = PackedMoves::of(&g).ok_or_else(|| index_error(corrupt(e)))?;
             indexer.add(&g, &packed, visits.into_iter())?;
         }
     }
@@ -900,8 +904,9 @@ pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Resul
     Ok(summary)
 }
 
-/// The visits of a stored game, as [`game_of`] makes them from its PGN.
-fn replay_visits(g: &GameRecord, max_ply: u8) -> Result<Vec<(u64, u8, u16)>, ExplorerError> {
+/// The visits of a stored game, as [`game_of`] makes them from its PGN
+/// (`None`: a move of it is not legal).
+fn replay_visits(g: &GameRecord, max_ply: u8) -> Option<Vec<(u64, u8, u16)>> {
     let mut visits: Vec<(u64, u8, u16)> = Vec::new();
     let mut ply = 0u8;
     g.replay(usize::from(max_ply), |b, m| {
@@ -912,8 +917,8 @@ fn replay_visits(g: &GameRecord, max_ply: u8) -> Result<Vec<(u64, u8, u16)>, Exp
         }
         ply = ply.saturating_add(1);
     })
-    .map_err(|_| ExplorerError::Corrupt { offset: 0, what: "a game's move index past its legal moves" })?;
-    Ok(visits)
+    .ok()?;
+    Some(visits)
 }
 
 #[cfg(test)]

@@ -62,6 +62,15 @@ fn vectors() -> Vec<(String, i32, i32)> {
 }
 
 #[test]
+fn the_readme_states_how_many_vectors_there_are() {
+    let readme = std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let (_, after) = readme.split_once("`engine-tests/data/tb_vectors.csv`").expect("the README names the file");
+    let (_, count) = after.split_once(" of ").expect("… of N positions");
+    let stated: usize = count.split_whitespace().next().unwrap().replace(',', "").parse().unwrap();
+    assert_eq!(stated, vectors().len(), "README.md: tb_vectors.csv's count");
+}
+
+#[test]
 fn wdl_and_dtz_agree_with_python_chess_on_every_vector() {
     if !have_tables() {
         return;

@@ -21,6 +21,18 @@ use crate::nnue::{feature_index, Base};
 use crate::records::{self, score, Game, GameResult, Reader};
 use std::path::PathBuf;
 
+/// The records' score scale in centipawns ([`crate::types::LOGISTIC_SCALE`]):
+/// `p = σ(cp / SCORE_SCALE)` for the recorded scores, the network's outputs
+/// and the hand-written base alike.
+pub const SCORE_SCALE: f32 = crate::types::LOGISTIC_SCALE as f32;
+
+/// The logistic, `1 / (1 + e^−x)`: a sample's expected score from its
+/// logit (here and in the trainer's forward pass, [`super::grad`]).
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
 /// Most pieces a legal position has.
 pub const MAX_PIECES: usize = 32;
 
@@ -75,11 +87,11 @@ impl Sample {
     /// stored value itself, bit for bit.
     #[inline]
     pub fn score_at(&self, scale: f32) -> f32 {
-        if scale == super::grad::SCORE_SCALE {
+        if scale == SCORE_SCALE {
             return self.score;
         }
         let logit = (self.score / (1.0 - self.score)).ln();
-        super::grad::sigmoid(logit * (super::grad::SCORE_SCALE / scale))
+        sigmoid(logit * (SCORE_SCALE / scale))
     }
 
     /// The side to move's input indices.

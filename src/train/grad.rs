@@ -17,13 +17,8 @@
 //! threads computed the slices, so training is deterministic for a seed
 //! whatever `--threads` is.
 
-use super::data::{other_perspective, Sample};
+use super::data::{other_perspective, sigmoid, Sample};
 use crate::nnue::FloatNetwork;
-
-/// The records' score scale in centipawns ([`crate::types::LOGISTIC_SCALE`]):
-/// `p = σ(cp / SCORE_SCALE)` for the recorded scores, the network's outputs
-/// and the hand-written base alike.
-pub const SCORE_SCALE: f32 = crate::types::LOGISTIC_SCALE as f32;
 
 /// Slices per batch (and the most threads a batch can use).
 pub const CHUNKS: usize = 8;
@@ -108,11 +103,6 @@ impl Target {
     pub fn logit(&self, out: f32, sample: &Sample) -> f32 {
         out * self.logit_scale + f32::from(sample.base) / self.scale
     }
-}
-
-#[inline]
-pub fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// The network's expected score for the side to move of `sample`, the same

@@ -22,7 +22,7 @@
 //! | 24     | 4    | next_sibling   | i32: entry of the next alternative in the same position, −1 or 0 = none, else 900..900+n |
 //!
 //! Layout from the chessprogramming wiki's ABK page (struct `SBookMoveEntry`,
-//! root at index 900), checked against three independent readers' structs
+//! root at index 900), checked against four independent readers' structs
 //! (ChessX's `ABK_ENTRY`, a C++ `ABK_Entry`, two C# readers); none of them is
 //! copied here. [`AbkBook::parse`] also checks that every link is in range
 //! and that walking the tree from entry 900 never reaches an entry twice (a

@@ -348,6 +348,11 @@ impl Explorer {
         Ok(out)
     }
 
+    /// Where game `i`'s record starts (after its length), for errors.
+    pub fn game_offset(&self, i: u32) -> Result<u64, ExplorerError> {
+        Ok(self.game_bytes(i)?.0 as u64)
+    }
+
     /// The bytes of game `i`'s record (after its length) and their offset:
     /// its group of [`GAME_BLOCK`] games read.
     fn game_bytes(&self, i: u32) -> Result<(usize, &[u8]), ExplorerError> {
