@@ -11,8 +11,10 @@ halfmove clocks 0-120 (positions/material_positions), so that cursed wins,
 many answers are identical, how many differ only in the order of moves,
 and the first differences; then the same for `/standard/mainline` on the
 first `--mainlines` positions (an error compared by its status alone). `--record` writes lila-tablebase's answers for
-`--record-count` of the positions (every position that differed first,
-then others at random, seed 77) as gzipped NDJSON lines `{"fen", "answer"}`:
+`--record-count` of the positions (the examples of issue 77 and every
+position whose answer differed in more than the order of moves, then up
+to half the count of those that differed in order alone, then others, at
+random, seed 77) as gzipped NDJSON lines `{"fen", "answer"}`:
 engine-tests/data/lila_tablebase.ndjson.gz is such a file, which
 engine-tests/test_tb_lila.py compares with.
 """
@@ -35,9 +37,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "engine-tests" / "data" / "tb_vectors.csv"
 
 
+# Positions where archivist's answer once differed from lila-tablebase's
+# (issue 77): the first move, and precise_dtz after a move.
+EXAMPLES = ["6Q1/8/1K6/7k/8/8/8/1B6 w - - 26 90", "8/7k/5K2/1R6/8/8/8/4r2q b - - 0 71"]
+
+
 def fens(count):
     lines = VECTORS.read_text().splitlines()[1:]
-    given = [line.split(";")[0] for line in lines[: count // 2]]
+    given = EXAMPLES + [line.split(";")[0] for line in lines[: count // 2 - len(EXAMPLES)]]
     drawn = [b.fen() for b in material_positions(SYZYGY, count - len(given), seed=77,
                                                    clock=lambda rng: rng.randrange(121))]
     return given + drawn
@@ -98,7 +105,7 @@ def main():
     finally:
         ours.stop()
         lila.stop()
-    same, order_only, differ = 0, 0, []
+    same, order_only, differ, other = 0, 0, [], []
     for fen, a, b in zip(todo, mine, theirs):
         if json.dumps(a) == json.dumps(b):
             same += 1
@@ -106,6 +113,8 @@ def main():
         by_uci = lambda r: {**r, "moves": sorted(r["moves"], key=lambda m: m["uci"])}  # noqa: E731
         if by_uci(a) == by_uci(b):
             order_only += 1
+        else:
+            other.append(fen)
         differ.append((fen, first_difference(a, b)))
     print(f"{len(todo)} positions: {same} identical, {len(differ)} different "
           f"({order_only} of them only in the order of moves)")
@@ -118,9 +127,12 @@ def main():
         print(f"  {fen}: {d}")
     if args.record:
         rng = random.Random(77)
-        differing = {fen for fen, _ in differ}
-        rest = [i for i, f in enumerate(todo) if f not in differing]
-        chosen = [i for i, f in enumerate(todo) if f in differing]
+        index = {f: i for i, f in enumerate(todo)}
+        differing = [index[f] for f, _ in differ]
+        first = sorted({index[f] for f in other + EXAMPLES})
+        chosen = first + rng.sample([i for i in differing if i not in first],
+                                    max(0, min(len(differing) - len(first), args.record_count // 2 - len(first))))
+        rest = [i for i in range(len(todo)) if i not in set(chosen)]
         chosen += rng.sample(rest, max(0, min(len(rest), args.record_count - len(chosen))))
         with gzip.open(args.record, "wt", compresslevel=9) as out:
             for i in sorted(chosen):
