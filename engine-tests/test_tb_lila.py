@@ -1,17 +1,20 @@
 """`/standard` against lila-tablebase's own answers, recorded once from
 lila-tablebase (a06a88b, built from its source, `--mmap`) over
 ../shared/syzygy by tools/tb_compare.py --record into
-data/lila_tablebase.ndjson.gz: 1,500 positions, among them every position
-where archivist's answer once differed (the order of tied moves, the first
-move, precise_dtz). Every answer must be identical to the byte: fields in
+data/lila_tablebase.ndjson.gz: 1,500 of 6,000 positions compared with an
+archivist that still broke ties by UCI: 750 whose answer differed then
+(the issue's two examples, the first move and precise_dtz, and every
+position that differed in more than the order of moves among them) and 750
+more at random. Every answer must be identical to the byte: fields in
 lila-tablebase's order, moves in its order, precise_dtz null exactly where
-it is."""
+it is; and `tb probe --moves --json` prints the same answers."""
 import gzip
 import json
 import pathlib
 
 import pytest
 
+from conftest import run
 from test_serve import get, server
 from test_tb_batch import post
 from test_tb_tools import SYZYGY
@@ -56,3 +59,15 @@ def test_the_issues_examples_rank_and_round_as_lila_tablebase(answers):
     assert json.dumps(singles[EXAMPLES[0]]) == json.dumps(queen)
     assert any(m["dtz"] is not None and m["precise_dtz"] is None for m in rook["moves"])
     assert json.dumps(singles[EXAMPLES[1]]) == json.dumps(rook)
+
+
+def test_tb_probe_moves_json_prints_the_recorded_answers_too(exe):
+    rows = recorded()
+    out = run(exe, "tb", "probe", "--path", str(SYZYGY), "--moves", "--json",
+              stdin="".join(r["fen"] + "\n" for r in rows))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == len(rows)
+    differ = [r["fen"] for r, line in zip(rows, lines)
+              if line != json.dumps({"fen": r["fen"], **r["answer"]}, separators=(",", ":"))]
+    assert not differ, f"{len(differ)} of {len(rows)} differ, first {differ[0]}"

@@ -43,7 +43,7 @@ impl AnswerKey {
             }
             position.push_str(field);
         }
-        let fullmoves_ok = fields.next().is_none_or(|f| f.bytes().all(|b| b.is_ascii_digit()));
+        let fullmoves_ok = fields.next().map_or(true, |f| f.bytes().all(|b| b.is_ascii_digit()));
         (fullmoves_ok && fields.next().is_none()).then(|| AnswerKey { position: position.into(), format })
     }
 

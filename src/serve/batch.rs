@@ -80,10 +80,10 @@ pub async fn standard(
         if chunk.is_empty() {
             break;
         }
-        let lane = Arc::clone(&s.batch_lanes)
-            .acquire_owned()
-            .await
-            .map_err(|_| ApiError { status: StatusCode::SERVICE_UNAVAILABLE, message: "the service is stopping".into() })?;
+        let lane = Arc::clone(&s.batch_lanes).acquire_owned().await.map_err(|_| ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: "the service is stopping".into(),
+        })?;
         let answers = blocking(&s, move |s| chunk.iter().map(|fen| line(s, fen, format)).collect::<Vec<_>>()).await?;
         drop(lane);
         for answer in answers {

@@ -24,11 +24,11 @@
 use super::answers::AnswerKey;
 use super::api::query;
 use super::{blocking, ApiError, State};
-use axum::body::Bytes;
 use crate::board::Board;
 use crate::search::{table_line, Score};
 use crate::tb::{MainlineAnswer, TablebaseAnswer, Tablebases, TbError};
 use crate::types::Color;
+use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
 use axum::http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};

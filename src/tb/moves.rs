@@ -374,9 +374,12 @@ const LILA_MOVE_INFO_SIZE: usize = 64;
 /// short runs by the size of the element (and whether it is `Copy`), and
 /// where equal keys end up follows from those choices; a slot is as large
 /// as lila-tablebase's `MoveInfo` and not `Copy`, so that the same sort
-/// runs here. (The standard library may change its sort between Rust
-/// versions; the test against recorded lila-tablebase answers would show
-/// it.)
+/// runs here. That is the sort of the Rust that builds both: lila-tablebase
+/// a06a88b was built with 1.95, whose sort is ipnsort (since 1.81); a build
+/// with an older Rust (this crate's rust-version is 1.80, whose sort is
+/// pdqsort) or a later change of the sort would leave some ties elsewhere,
+/// and engine-tests/test_tb_lila.py, which holds the answers to
+/// lila-tablebase's recorded ones, would show it.
 struct Slot {
     key: RankKey,
     index: u8,
