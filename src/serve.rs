@@ -8,6 +8,7 @@
 //! | `GET /` | the page ([`page.html`](serve/page.html)): SVG board, FEN input, moves by click or drag, back/forward, SAN move list, the panels below |
 //! | `GET /api/moves?fen=` | the legal moves: `{fen, check, moves: [{uci, san, fen}]}` (the page has no chess rules of its own) |
 //! | `GET /standard?fen=`, `/standard/mainline?fen=` | Lichess's tablebase API, exactly ([`lichess`]); `/api/tablebase` is `/standard` |
+//! | `POST /standard` | many positions at once, a FEN a line: one `/standard` answer a line, NDJSON or a CBOR sequence ([`batch`]) |
 //! | `GET /api/cloud-eval?fen=&multiPv=` | Lichess's cloud evaluation, from the saved table ([`lichess::cloud_eval`]) |
 //! | `GET /lichess`, `/masters`, `/player`, `/masters/pgn/{id}` | Lichess's opening explorer over explorer indexes (`--lichess`, `--masters`; [`explorer`]) |
 //! | `GET /api/book?fen=[&book=NAME]` | the moves each book offers, with everything its format knows ([`api::book`]) |
@@ -34,7 +35,9 @@
 //! `blocking_jobs` at once ([`blocking`]), so a slow disk never stalls the
 //! async workers that accept and answer.
 
+mod answers;
 mod api;
+mod batch;
 mod explorer;
 mod lenient;
 pub mod lichess;
@@ -64,7 +67,8 @@ use tokio::sync::Semaphore;
 
 /// Longest query string accepted (a FEN is at most about 90 bytes).
 pub const MAX_QUERY: usize = 1024;
-/// Longest request body accepted (every route is a GET).
+/// Longest request body accepted (but by `POST /standard`, which takes
+/// [`batch::MAX_BATCH_BYTES`]).
 pub const MAX_BODY: usize = 1024;
 /// Longest request head (request line and headers) accepted; longer ones
 /// get 431.
@@ -113,6 +117,8 @@ pub struct ServeOptions {
     pub masters: Vec<PathBuf>,
     /// A static site served under `/web/` ([`web`]).
     pub web: Option<PathBuf>,
+    /// Bytes of `/standard` answers kept ([`answers`]; 0 keeps none).
+    pub tb_cache_bytes: usize,
 }
 
 /// Why the service could not start.
@@ -159,6 +165,12 @@ pub struct State {
     pub slots: Arc<Semaphore>,
     /// One permit per job that may run on the blocking pool at once.
     pub jobs: Arc<Semaphore>,
+    /// One permit per chunk of batch positions probed at once, all batches
+    /// together ([`batch`]): half the cores, so that batches never hold
+    /// them all.
+    pub batch_lanes: Arc<Semaphore>,
+    /// `/standard`'s answers, kept by position ([`answers`]).
+    pub answers: answers::AnswerCache,
     /// The explorer indexes of `--lichess` and `--masters`.
     pub lichess: crate::explorer::query::Shards,
     pub masters: crate::explorer::query::Shards,
@@ -229,6 +241,8 @@ impl State {
             saved,
             slots: Arc::new(Semaphore::new(options.searches.max(1))),
             jobs: Arc::new(Semaphore::new(options.limits.blocking_jobs.max(1))),
+            batch_lanes: Arc::new(Semaphore::new(batch::lanes())),
+            answers: answers::AnswerCache::new(options.tb_cache_bytes),
             searches: options.searches.max(1),
             search_hash_mb: options.search_hash_mb.max(1),
             search_seconds: options.search_seconds.max(1),
@@ -264,7 +278,7 @@ fn book_name(path: &Path) -> String {
 /// The service's routes over `state`.
 pub fn router(state: Arc<State>, limits: &Limits) -> Router {
     let lichess = Router::new()
-        .route("/standard", get(lichess::standard))
+        .route("/standard", get(lichess::standard).post(batch::standard).layer(batch::body_limit()))
         .route("/standard/mainline", get(lichess::mainline))
         .route("/api/tablebase", get(lichess::standard))
         .route("/api/cloud-eval", get(lichess::cloud_eval))
@@ -384,7 +398,7 @@ async fn not_found() -> ApiError {
 }
 
 async fn method_not_allowed() -> ApiError {
-    ApiError { status: StatusCode::METHOD_NOT_ALLOWED, message: "only GET is served".into() }
+    ApiError { status: StatusCode::METHOD_NOT_ALLOWED, message: "only GET is served (and POST /standard)".into() }
 }
 
 /// Refuses long query strings before any handler reads them.

@@ -26,6 +26,7 @@ mod index;
 mod line;
 mod material;
 mod moves;
+mod order;
 mod path;
 mod position;
 mod probe;

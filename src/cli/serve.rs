@@ -62,6 +62,10 @@ pub struct ServeArgs {
     /// files inside DIR are served; it must be a directory.
     #[arg(long, value_name = "DIR")]
     pub web: Option<PathBuf>,
+    /// MB of `/standard` answers kept by position, so that a position
+    /// asked again is answered at once (0 keeps none).
+    #[arg(long, default_value_t = 128)]
+    pub tb_cache_mb: usize,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -77,6 +81,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         lichess: args.lichess,
         masters: args.masters,
         web: args.web,
+        tb_cache_bytes: args.tb_cache_mb.saturating_mul(1 << 20),
         limits: Limits {
             max_connections: args.max_connections,
             header_seconds: args.header_seconds,

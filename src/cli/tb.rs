@@ -33,7 +33,10 @@ pub enum TbCommand {
         /// after it, best first.
         #[arg(long)]
         moves: bool,
-        /// With --moves: one Lichess-shaped JSON object per position.
+        /// With --moves: one Lichess-shaped JSON object per position, a line
+        /// each; FEN lines on standard input make the batch form, as `POST
+        /// /standard` of `archivist serve` (the same answers, lila-tablebase's
+        /// order), one line per position.
         #[arg(long, requires = "moves")]
         json: bool,
     },

@@ -5,6 +5,7 @@
 //! | route | Lichess's service | answer |
 //! |---|---|---|
 //! | `GET /standard?fen=` | lila-tablebase | [`TablebaseAnswer`] (also at `/api/tablebase`) |
+//! | `POST /standard` | none (lila-tablebase has no batch) | one [`TablebaseAnswer`] per FEN line ([`super::batch`]) |
 //! | `GET /standard/mainline?fen=` | lila-tablebase | [`MainlineAnswer`]; 404 outside the tables |
 //! | `GET /atomic…`, `/antichess…` | lila-tablebase | 400: variants are not served |
 //! | `GET /api/cloud-eval?fen=&multiPv=` | lichess.org | the saved table's line ([`CloudEval`]); 404 when it has none |
@@ -16,14 +17,18 @@
 //! that takes neither 406, as lila-tablebase's content negotiation does.
 //! Errors are `{"error": …}` in JSON. Every answer of these routes carries
 //! `Access-Control-Allow-Origin: *`. Probes run on the blocking pool
-//! ([`super::blocking`]), never on the async workers.
+//! ([`super::blocking`]), never on the async workers; `/standard`'s
+//! answers are kept, encoded, by position ([`super::answers`]), so a
+//! position asked again is not probed again.
 
+use super::answers::AnswerKey;
 use super::api::query;
 use super::{blocking, ApiError, State};
 use crate::board::Board;
 use crate::search::{table_line, Score};
 use crate::tb::{MainlineAnswer, TablebaseAnswer, Tablebases, TbError};
 use crate::types::Color;
+use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
 use axum::http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
@@ -33,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// How an answer is encoded, from the request's `Accept`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     Json,
     Cbor,
@@ -62,8 +67,8 @@ impl Format {
         best.map(|(f, _)| f)
     }
 
-    /// `value` encoded, with its content type.
-    pub fn respond<T: Serialize>(self, value: &T) -> Response {
+    /// `value` encoded.
+    pub fn encode<T: Serialize>(self, value: &T) -> Result<Vec<u8>, ApiError> {
         let encoded = match self {
             Format::Json => serde_json::to_vec(value).map_err(|e| e.to_string()),
             Format::Cbor => {
@@ -71,19 +76,29 @@ impl Format {
                 ciborium::into_writer(value, &mut bytes).map(|()| bytes).map_err(|e| e.to_string())
             }
         };
+        encoded.map_err(|e| ApiError::internal(format!("encoding the answer: {e}")))
+    }
+
+    /// The answer `body` (encoded in this format) with its content type.
+    pub fn reply(self, body: impl Into<axum::body::Body>) -> Response {
         let content_type = match self {
             Format::Json => "application/json",
             Format::Cbor => "application/cbor",
         };
-        match encoded {
-            Ok(body) => ([(CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response(),
-            Err(e) => ApiError::internal(format!("encoding the answer: {e}")).into_response(),
+        ([(CONTENT_TYPE, HeaderValue::from_static(content_type))], body.into()).into_response()
+    }
+
+    /// `value` encoded, with its content type.
+    pub fn respond<T: Serialize>(self, value: &T) -> Response {
+        match self.encode(value) {
+            Ok(body) => self.reply(body),
+            Err(e) => e.into_response(),
         }
     }
 }
 
 /// The format of a request, or its 406.
-fn format(headers: &HeaderMap) -> Result<Format, ApiError> {
+pub fn format(headers: &HeaderMap) -> Result<Format, ApiError> {
     Format::negotiate(headers).ok_or_else(|| ApiError {
         status: StatusCode::NOT_ACCEPTABLE,
         message: "only application/json and application/cbor are served".into(),
@@ -121,10 +136,25 @@ pub async fn standard(
     q: Result<Query<TablebaseQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let format = format(&headers)?;
-    let mut board = lichess_board(&query(q)?.fen)?;
-    let answer: Result<TablebaseAnswer, TbError> =
-        blocking(&s, move |s| s.tb.probe_moves(&mut board).map(|r| r.answer())).await?;
-    Ok(format.respond(&answer.map_err(tb_error)?))
+    let fen = query(q)?.fen;
+    let key = AnswerKey::new(&fen, format);
+    if let Some(kept) = key.as_ref().and_then(|k| s.answers.get(k)) {
+        return Ok(format.reply(kept));
+    }
+    let board = lichess_board(&fen)?;
+    let body = blocking(&s, move |s| probe_standard(s, board, key, format)).await??;
+    Ok(format.reply(body))
+}
+
+/// `board`'s `/standard` answer encoded in `format`, probed here (a
+/// blocking thread) and kept in the state's cache under `key`.
+pub fn probe_standard(s: &State, mut board: Board, key: Option<AnswerKey>, format: Format) -> Result<Bytes, ApiError> {
+    let answer: TablebaseAnswer = s.tb.probe_moves(&mut board).map(|r| r.answer()).map_err(tb_error)?;
+    let body = Bytes::from(format.encode(&answer)?);
+    if let Some(key) = key {
+        s.answers.insert(key, body.clone());
+    }
+    Ok(body)
 }
 
 /// `GET /standard/mainline?fen=`: [`MainlineAnswer`], 404 for a position

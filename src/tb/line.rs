@@ -7,8 +7,8 @@
 //! position has the lowest WDL for the opponent, a checkmate first; then,
 //! when winning, a zeroing move (when losing, a move that does not zero);
 //! then the largest DTZ after the move (the quickest zeroing for the
-//! winner, the slowest for the loser); the first in move-generation order
-//! among equals.
+//! winner, the slowest for the loser); the first in shakmaty's order
+//! ([`super::order`]) among equals.
 //!
 //! The line ends at checkmate, stalemate, insufficient material, a position
 //! the tables call drawn (DTZ 0), the 50-move rule (halfmove clock 100), or
@@ -82,14 +82,15 @@ pub struct TbLine {
 /// Lichess's mainline answer (`GET /standard/mainline?fen=`): the
 /// position's DTZ, the tablebase moves played from it while the halfmove
 /// clock is under 100 (none from a drawn position), each with the DTZ after
-/// it, and the winner when the line ends in mate (`"w"`, `"b"`, or null).
+/// it, and the winner when the line ends in mate (`"w"`, `"b"`, or null),
+/// its fields in lila-tablebase's order.
 /// `precise_dtz` is null where the table rounds to full moves.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MainlineAnswer {
-    pub dtz: i32,
-    pub precise_dtz: Option<i32>,
     pub mainline: Vec<MainlineStep>,
     pub winner: Option<char>,
+    pub dtz: i32,
+    pub precise_dtz: Option<i32>,
 }
 
 /// One move of [`MainlineAnswer`].
@@ -173,7 +174,7 @@ impl Tablebases {
     /// after it; `None` without legal moves.
     pub fn best_move(&self, b: &mut Board) -> Result<Option<(Move, Dtz)>, TbError> {
         let mut children = Vec::new();
-        for mv in b.legal_moves().iter() {
+        for mv in super::order::legal_moves(b) {
             let zeroing = is_zeroing(b, mv);
             b.make_move(mv);
             let wdl = self.probe_wdl(b);
@@ -221,7 +222,7 @@ mod tests {
         for (i, s) in line.steps.iter().enumerate().take(line.steps.len() - 1) {
             assert_eq!(s.dtz.0.abs(), line.dtz.0 - 1 - i as i32, "{s:?}");
         }
-        assert_eq!(line.steps.last().map(|s| s.san.as_str()), Some("Ra1#"));
+        assert_eq!(line.steps.last().map(|s| s.san.as_str()), Some("Rc8#"));
     }
 
     #[test]
@@ -230,7 +231,7 @@ mod tests {
         let board = Board::from_fen("8/8/8/8/8/2k5/8/K2R4 w - - 0 1", false).unwrap();
         let m = tb.mainline(&board).unwrap();
         assert_eq!((m.winner, m.mainline.len() as i32), (Some('w'), m.dtz));
-        assert_eq!(m.mainline.last().map(|s| (s.san.as_str(), s.dtz)), Some(("Ra1#", -1)));
+        assert_eq!(m.mainline.last().map(|s| (s.san.as_str(), s.dtz)), Some(("Rc8#", -1)));
         assert!(m.mainline.iter().all(|s| s.precise_dtz.map_or(true, |p| p == s.dtz)));
         let late = Board::from_fen("8/8/8/8/8/2k5/8/K2R4 w - - 100 90", false).unwrap();
         let m = tb.mainline(&late).unwrap();

@@ -28,11 +28,15 @@
 //! then, unless the move loses (its category is a win for the opponent),
 //! conversions (captures and promotions) first, last when it loses; zeroing
 //! moves likewise; then the larger DTZ after the move (unknown first); then
-//! the more valuable captured piece, then promotion. Lichess leaves
-//! remaining ties in move-generation order; here the UCI string decides.
-//! Finally, as Lichess does, the leading `syzygy-*` moves are resolved by
-//! the category of the position itself when that is certain, and the
-//! position's category is the negation of its best move's.
+//! the more valuable captured piece, then promotion. Remaining ties fall
+//! where lila-tablebase's sort leaves them: it lists the moves in
+//! shakmaty's order ([`super::order`]) and sorts them with Rust's unstable
+//! sort, which is deterministic but moves equal elements by its own rules,
+//! and those depend on the size of what it sorts; [`lila_sort`] sorts
+//! elements of the size of lila-tablebase's (see [`Slot`]), so ties land
+//! in the same places. Finally, as Lichess does, the leading `syzygy-*`
+//! moves are resolved by the category of the position itself when that is
+//! certain, and the position's category is the negation of its best move's.
 
 use super::{Dtz, Tablebases, TbError, Wdl};
 use crate::board::Board;
@@ -304,7 +308,7 @@ impl Tablebases {
     pub fn probe_moves(&self, board: &mut Board) -> Result<MovesReport, TbError> {
         let halfmoves = u32::from(board.halfmove_clock());
         let mut moves = Vec::new();
-        for mv in board.legal_moves().iter() {
+        for mv in super::order::legal_moves(board) {
             let capture = captured_piece(board, mv);
             let zeroing = is_zeroing(board, mv);
             let promotion = mv.promotion_piece();
@@ -318,7 +322,7 @@ impl Tablebases {
             let category = after.category(halfmoves);
             moves.push(MoveInfo { mv, uci, san, zeroing, conversion, capture, promotion, after, category });
         }
-        moves.sort_by_cached_key(rank_key);
+        lila_sort(&mut moves);
         let position = self.position_info(board)?;
         let own = position.category(halfmoves.saturating_sub(1));
         resolve_syzygy(own, &mut moves);
@@ -344,11 +348,10 @@ type RankKey = (
     bool,
     (bool, Option<Reverse<i32>>),
     (Reverse<Option<PieceType>>, Reverse<Option<PieceType>>),
-    String,
 );
 
 /// Lichess's sort key (`MoveInfo::sort_key`; its DTM, DTW and DTC terms
-/// are always empty here), then UCI.
+/// are always empty here).
 fn rank_key(m: &MoveInfo) -> RankKey {
     let a = &m.after;
     let not_losing = !m.category.is_positive();
@@ -359,8 +362,46 @@ fn rank_key(m: &MoveInfo) -> RankKey {
         m.conversion ^ not_losing,
         (m.zeroing ^ not_losing, a.dtz.map(|d| Reverse(d.0))),
         (Reverse(m.capture), Reverse(m.promotion)),
-        m.uci.clone(),
     )
+}
+
+/// The size in bytes of lila-tablebase's `MoveInfo` (built with shakmaty
+/// 0.30 on x86-64), the element its sort moves.
+const LILA_MOVE_INFO_SIZE: usize = 64;
+
+/// One move as lila-tablebase's sort sees it: its key and its place in the
+/// list. Rust's unstable sort picks its partition scheme and its sort for
+/// short runs by the size of the element (and whether it is `Copy`), and
+/// where equal keys end up follows from those choices; a slot is as large
+/// as lila-tablebase's `MoveInfo` and not `Copy`, so that the same sort
+/// runs here. That is the sort of the Rust that builds both: lila-tablebase
+/// a06a88b was built with 1.95, whose sort is ipnsort (since 1.81); a build
+/// with an older Rust (this crate's rust-version is 1.80, whose sort is
+/// pdqsort) or a later change of the sort would leave some ties elsewhere,
+/// and engine-tests/test_tb_lila.py, which holds the answers to
+/// lila-tablebase's recorded ones, would show it.
+struct Slot {
+    key: RankKey,
+    index: u8,
+    _as_large_as_lila: [u8; SLOT_PADDING],
+}
+
+const SLOT_PADDING: usize = LILA_MOVE_INFO_SIZE - std::mem::size_of::<(RankKey, u8)>();
+
+const _: () = assert!(std::mem::size_of::<Slot>() == LILA_MOVE_INFO_SIZE);
+
+/// Sorts `moves` (in shakmaty's order) as lila-tablebase does:
+/// `sort_unstable_by_key` on [`rank_key`], over elements of its size.
+fn lila_sort(moves: &mut Vec<MoveInfo>) {
+    // A position has at most 218 legal moves: every index fits a byte.
+    let mut slots: Vec<Slot> = moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| Slot { key: rank_key(m), index: i as u8, _as_large_as_lila: [0; SLOT_PADDING] })
+        .collect();
+    slots.sort_unstable_by_key(|s| s.key);
+    let mut unsorted: Vec<Option<MoveInfo>> = moves.drain(..).map(Some).collect();
+    moves.extend(slots.iter().filter_map(|s| unsorted.get_mut(usize::from(s.index))?.take()));
 }
 
 /// With the position's own category certain, the leading `syzygy-*` moves
@@ -476,7 +517,7 @@ mod tests {
     }
 
     fn ranked(mut moves: Vec<MoveInfo>) -> Vec<String> {
-        moves.sort_by_cached_key(rank_key);
+        lila_sort(&mut moves);
         moves.into_iter().map(|m| m.uci).collect()
     }
 
@@ -513,15 +554,16 @@ mod tests {
     }
 
     #[test]
-    fn dtz_then_captured_piece_then_promotion_then_uci_break_ties() {
-        // The larger DTZ after the move first (the quicker win), then UCI.
+    fn dtz_then_captured_piece_then_promotion_break_ties() {
+        // The larger DTZ after the move first (the quicker win); a short
+        // list keeps equal moves in their order.
         let order = ranked(vec![
             named("a1a3", Category::Loss, Some(-7)),
             named("a1a4", Category::Loss, Some(-3)),
             named("a1a2", Category::Loss, Some(-3)),
             named("a1a5", Category::Unknown, None),
         ]);
-        assert_eq!(order, ["a1a2", "a1a4", "a1a3", "a1a5"]);
+        assert_eq!(order, ["a1a4", "a1a2", "a1a3", "a1a5"]);
         let take = |uci, piece| MoveInfo {
             zeroing: true,
             conversion: true,
@@ -541,7 +583,7 @@ mod tests {
             take("g1g8", PieceType::Queen),
             take("a1a8", PieceType::Rook),
         ]);
-        assert_eq!(order, ["g1g8", "a1a8", "h1h8", "b7b8q", "b7b8n"]);
+        assert_eq!(order, ["g1g8", "h1h8", "a1a8", "b7b8q", "b7b8n"]);
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Pos {
     }
 
     #[inline]
-    fn kind_on(&self, sq: Square) -> Option<PieceType> {
+    pub fn kind_on(&self, sq: Square) -> Option<PieceType> {
         PieceType::ALL.into_iter().find(|pt| self.by_type[pt.index()].contains(sq))
     }
 

@@ -16,7 +16,9 @@
 //!   legal moves are en-passant captures takes their value.
 //! * DTZ: 0 for draws; ±1/±101 when a capture (or, for wins, a pawn move)
 //!   wins at once; otherwise the stored DTZ, or the best child value when the
-//!   table stores the other side to move; en passant as for WDL.
+//!   table stores the other side to move, where of equal values the first
+//!   in shakmaty's order ([`super::order`]) decides whether the value is
+//!   rounded, as shakmaty-syzygy's does; en passant as for WDL.
 //!
 //! Invariant: the search never plays a move that is not legal, and never
 //! probes a position with more pieces than the root; a table lookup with
@@ -27,7 +29,7 @@ use super::position::{Pos, ALL, CAPTURES, EN_PASSANT, PAWN_QUIET, PIECE_QUIET};
 use super::table::Kind;
 use super::{Dtz, Tablebases, TbError, Wdl};
 use crate::board::{Board, MoveList};
-use crate::types::PieceType;
+use crate::types::{Move, PieceType};
 
 /// Where a `probe_ab` value came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -170,9 +172,13 @@ impl Tablebases {
         if let Some((dtz, rounded)) = self.table_dtz(pos, wdl)? {
             return Ok((dtz_before_zeroing(wdl) + if wdl > 0 { dtz } else { -dtz }, rounded));
         }
-        // The table stores the other side to move: search one ply.
+        // The table stores the other side to move: search one ply. Of
+        // equal values the first in shakmaty's order decides the rounding,
+        // as in shakmaty-syzygy.
+        let in_check = pos.in_check();
+        let first = |m: Move| super::order::rank(pos.kind_on(m.from()).unwrap_or(PieceType::King), m, in_check);
         if wdl > 0 {
-            let mut best = (0xffff, false);
+            let mut best = (0xffff, false, u32::MAX);
             let mut moves = MoveList::new();
             pos.generate(PIECE_QUIET, &mut moves);
             for m in moves.iter() {
@@ -180,14 +186,14 @@ impl Tablebases {
                 let (v, rounded) = self.dtz_ex(&child)?;
                 let v = -v;
                 if v == 1 && child.is_checkmate() {
-                    best = (1, false);
-                } else if v > 0 && v + 1 < best.0 {
-                    best = (v + 1, rounded);
+                    best = (1, false, 0);
+                } else if v > 0 && (v + 1, first(m)) < (best.0, best.2) {
+                    best = (v + 1, rounded, first(m));
                 }
             }
-            Ok(best)
+            Ok((best.0, best.1))
         } else {
-            let mut best = (-1, false);
+            let mut best = (-1, false, u32::MAX);
             let mut moves = MoveList::new();
             pos.generate(ALL, &mut moves);
             for m in moves.iter() {
@@ -204,11 +210,11 @@ impl Tablebases {
                     let (v, rounded) = self.dtz_ex(&child)?;
                     (-v - 1, rounded)
                 };
-                if v.0 < best.0 {
-                    best = v;
+                if (v.0, first(m)) < (best.0, best.2) {
+                    best = (v.0, v.1, first(m));
                 }
             }
-            Ok(best)
+            Ok((best.0, best.1))
         }
     }
 }
