@@ -375,9 +375,9 @@ const LILA_MOVE_INFO_SIZE: usize = 64;
 /// where equal keys end up follows from those choices; a slot is as large
 /// as lila-tablebase's `MoveInfo` and not `Copy`, so that the same sort
 /// runs here. That is the sort of the Rust that builds both: lila-tablebase
-/// a06a88b was built with 1.95, whose sort is ipnsort (since 1.81); a build
-/// with an older Rust (this crate's rust-version is 1.80, whose sort is
-/// pdqsort) or a later change of the sort would leave some ties elsewhere,
+/// a06a88b was built with 1.95, whose sort is ipnsort (since 1.81, this
+/// crate's rust-version for that reason; 1.80's pdqsort would leave some
+/// ties elsewhere); a later change of the sort would do the same,
 /// and engine-tests/test_tb_lila.py, which holds the answers to
 /// lila-tablebase's recorded ones, would show it.
 struct Slot {
