@@ -381,7 +381,9 @@ def cmd_keep(_args):
             except (OSError, ValueError):
                 print(f"  {base}: no readable .runs.json, left")
                 continue
-            live = pid is not None and any(r.get("status") == "running" for r in runs.get("runs", []))
+            # Being written: its last run is still running (an earlier run
+            # left "running" by a machine that stopped was resumed since).
+            live = pid is not None and runs.get("runs", [{}])[-1].get("status") == "running"
             if not counted or counted[0] < FILE_GAMES or live:
                 continue
             target = os.path.join(KEPT, bench, base)
