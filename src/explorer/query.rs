@@ -450,16 +450,22 @@ impl Candidate {
 
     /// Later month, then later shard and game: newer (the order Lichess
     /// numbers the games it imports in).
-    fn age(&self) -> (u16, usize, u32) {
+    fn age(&self) -> Age {
         (self.month, self.shard, self.game)
     }
 
     /// Lichess's order of top games: nearest the speed's high score first,
     /// then the newest.
-    fn top_order(&self) -> (i32, Reverse<(u16, usize, u32)>) {
+    fn top_order(&self) -> TopOrder {
         (self.speed.highscore() - i32::from(RATING_GROUPS[usize::from(self.group)]), Reverse(self.age()))
     }
 }
+
+/// A game's age: (month, shard, game number), larger is newer.
+type Age = (u16, usize, u32);
+/// Lichess's order of top games: the distance to the speed's high score,
+/// then the newest.
+type TopOrder = (i32, Reverse<Age>);
 
 /// The `k` least items by a key, kept as they are offered.
 struct Least<K: Ord> {
@@ -490,11 +496,7 @@ impl<K: Ord> Least<K> {
 enum Candidates {
     /// Lichess: the best top-game candidates (games of the top group or
     /// above) and the newest games.
-    Lichess {
-        top_group: Option<u8>,
-        top: Least<(i32, Reverse<(u16, usize, u32)>)>,
-        newest: Least<Reverse<(u16, usize, u32)>>,
-    },
+    Lichess { top_group: Option<u8>, top: Least<TopOrder>, newest: Least<Reverse<Age>> },
     /// Masters: every game offered (each year's best are kept in the index).
     Masters(Vec<Candidate>),
 }

@@ -198,10 +198,10 @@ impl Filters {
                 return Err(Rejection::Elo);
             }
         }
-        if !self.time_controls.is_empty() {
-            if !self.time_controls.contains(&Speed::of_time_control(game.tag("TimeControl"))) {
-                return Err(Rejection::TimeControl);
-            }
+        if !self.time_controls.is_empty()
+            && !self.time_controls.contains(&Speed::of_time_control(game.tag("TimeControl")))
+        {
+            return Err(Rejection::TimeControl);
         }
         if game.plies() < self.min_plies {
             return Err(Rejection::Plies);
