@@ -21,7 +21,8 @@
 //! [`TablebaseAnswer`]: crate::tb::TablebaseAnswer
 
 use super::answers::AnswerKey;
-use super::lichess::{format, lichess_board, probe_standard, Format};
+use super::answers::Format;
+use super::lichess::{format, lichess_board, probe_standard};
 use super::{blocking, ApiError, State};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;

@@ -21,7 +21,7 @@
 //! answers are kept, encoded, by position ([`super::answers`]), so a
 //! position asked again is not probed again.
 
-use super::answers::AnswerKey;
+use super::answers::{AnswerKey, Format};
 use super::api::query;
 use super::{blocking, ApiError, State};
 use crate::board::Board;
@@ -31,71 +31,10 @@ use crate::types::Color;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
-use axum::http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-/// How an answer is encoded, from the request's `Accept`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    Json,
-    Cbor,
-}
-
-impl Format {
-    /// The encoding `Accept` asks for: the supported type with the highest
-    /// `q` (`*/*` means JSON), JSON without the header, `None` when it
-    /// names neither.
-    pub fn negotiate(headers: &HeaderMap) -> Option<Format> {
-        let Some(accept) = headers.get(ACCEPT) else { return Some(Format::Json) };
-        let accept = accept.to_str().ok()?;
-        let mut best: Option<(Format, f32)> = None;
-        for item in accept.split(',') {
-            let mut parts = item.split(';').map(str::trim);
-            let format = match parts.next().unwrap_or("") {
-                "application/json" | "*/*" => Format::Json,
-                "application/cbor" => Format::Cbor,
-                _ => continue,
-            };
-            let q = parts.find_map(|p| p.strip_prefix("q=")).map_or(1.0, |q| q.parse::<f32>().unwrap_or(0.0));
-            if best.map_or(true, |(_, b)| q > b) {
-                best = Some((format, q));
-            }
-        }
-        best.map(|(f, _)| f)
-    }
-
-    /// `value` encoded.
-    pub fn encode<T: Serialize>(self, value: &T) -> Result<Vec<u8>, ApiError> {
-        let encoded = match self {
-            Format::Json => serde_json::to_vec(value).map_err(|e| e.to_string()),
-            Format::Cbor => {
-                let mut bytes = Vec::new();
-                ciborium::into_writer(value, &mut bytes).map(|()| bytes).map_err(|e| e.to_string())
-            }
-        };
-        encoded.map_err(|e| ApiError::internal(format!("encoding the answer: {e}")))
-    }
-
-    /// The answer `body` (encoded in this format) with its content type.
-    pub fn reply(self, body: impl Into<axum::body::Body>) -> Response {
-        let content_type = match self {
-            Format::Json => "application/json",
-            Format::Cbor => "application/cbor",
-        };
-        ([(CONTENT_TYPE, HeaderValue::from_static(content_type))], body.into()).into_response()
-    }
-
-    /// `value` encoded, with its content type.
-    pub fn respond<T: Serialize>(self, value: &T) -> Response {
-        match self.encode(value) {
-            Ok(body) => self.reply(body),
-            Err(e) => e.into_response(),
-        }
-    }
-}
 
 /// The format of a request, or its 406.
 pub fn format(headers: &HeaderMap) -> Result<Format, ApiError> {
