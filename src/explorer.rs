@@ -11,7 +11,8 @@
 //! * [`build`]: `explorer build` and `explorer merge`, from PGN databases of
 //!   any size, streamed, on several threads, in bounded memory.
 //! * [`query`]: the answers in Lichess's shape, from one index or several
-//!   served together.
+//!   served together (a player's games through a position:
+//!   [`query::player`]).
 //!
 //! A position is told apart as Lichess tells it
 //! ([`crate::board::Board::key_legal_ep`]). `book build --from-explorer`

@@ -3,19 +3,11 @@
 //! browser, with nothing fetched from outside (axum on tokio, JSON with
 //! serde).
 //!
-//! | route | answer |
-//! |---|---|
-//! | `GET /` | the page ([`page.html`](serve/page.html)): SVG board, FEN input, moves by click or drag, back/forward, SAN move list, the panels below |
-//! | `GET /api/moves?fen=` | the legal moves: `{fen, check, moves: [{uci, san, fen}]}` (the page has no chess rules of its own) |
-//! | `GET /standard?fen=`, `/standard/mainline?fen=` | Lichess's tablebase API, exactly ([`lichess`]); `/api/tablebase` is `/standard` |
-//! | `POST /standard` | many positions at once, a FEN a line: one `/standard` answer a line, NDJSON or a CBOR sequence ([`batch`]) |
-//! | `GET /api/cloud-eval?fen=&multiPv=` | Lichess's cloud evaluation, from the saved table ([`lichess::cloud_eval`]) |
-//! | `GET /lichess`, `/masters`, `/player`, `/masters/pgn/{id}` | Lichess's opening explorer over explorer indexes (`--lichess`, `--masters`; [`explorer`]) |
-//! | `GET /api/book?fen=[&book=NAME]` | the moves each book offers, with everything its format knows ([`api::book`]) |
-//! | `GET /api/analysis?fen=` | what the loaded SFTT holds: depth, bound, score and the line found by walking the table ([`api::analysis`]) |
-//! | `GET /api/analyse?fen=&multipv=` | a live search streamed as server-sent events ([`live`]) |
-//! | `GET /api/info` | what was loaded: books (name, format, entries), tables, the saved table, explorer indexes (shards, games) |
-//! | `GET /web/…` | the files of a static site, the browser build (`--web DIR`; [`web`]) |
+//! The routes, each with what it answers, are [`ROUTES`]: the router is
+//! checked against it, and so are README.md's route tables. Lichess's
+//! tablebase and cloud evaluation ([`lichess`], [`batch`] for `POST
+//! /standard`), its opening explorer ([`explorer`]), the page's JSON
+//! ([`api`], [`live`]) and the browser build's site ([`web`]).
 //!
 //! Safe by default: it listens on 127.0.0.1 unless told otherwise; no file
 //! path comes from a request (books are named on the command line and
@@ -50,11 +42,12 @@ use crate::codec::{IoAt, PathIoError};
 use crate::tb::Tablebases;
 use crate::tt::TranspositionTable;
 use axum::extract::{DefaultBodyLimit, Request};
+use axum::handler::Handler;
 use axum::http::header::{HeaderValue, ACCESS_CONTROL_ALLOW_ORIGIN};
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, MethodRouter};
 use axum::{Json, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -275,36 +268,102 @@ fn book_name(path: &Path) -> String {
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// The service's routes over `state`.
+/// Every route the service answers, written once: method, path (axum's
+/// syntax) and what it answers. [`router`] is checked against it, and so
+/// are README.md's route tables (the tests below).
+pub const ROUTES: &[(&str, &str, &str)] = &[
+    ("GET", "/", "the page (`page.html`): board, FEN input, moves, SAN move list, the panels"),
+    ("GET", "/api/info", "what was loaded: books, tables, the saved table, explorer indexes"),
+    ("GET", "/api/moves", "the legal moves: `{fen, check, moves: [{uci, san, fen}]}` (the page's rules)"),
+    ("GET", "/api/book", "the moves each book offers, with everything its format knows (`api::book`)"),
+    ("GET", "/api/analysis", "what the loaded SFTT holds: depth, bound, score and the line found by walking the table"),
+    ("GET", "/api/analyse", "a live search streamed as server-sent events (`live`)"),
+    ("GET", "/web", "a redirect to `/web/`"),
+    ("GET", "/web/", "the static site's index (`--web DIR`; `web`)"),
+    ("GET", "/web/{*path}", "a file of the static site, the browser build (`--web DIR`; `web`)"),
+    ("GET", "/standard", "Lichess's tablebase API, exactly (`lichess`)"),
+    ("POST", "/standard", "a FEN a line: a `/standard` answer a line, NDJSON or CBOR (`batch`)"),
+    ("GET", "/standard/mainline", "Lichess's tablebase mainline"),
+    ("GET", "/api/tablebase", "`/standard`"),
+    ("GET", "/api/cloud-eval", "Lichess's cloud evaluation, from the saved table (`lichess::cloud_eval`)"),
+    ("GET", "/atomic", "400: variants are not served"),
+    ("GET", "/atomic/mainline", "400: variants are not served"),
+    ("GET", "/antichess", "400: variants are not served"),
+    ("GET", "/antichess/mainline", "400: variants are not served"),
+    ("GET", "/lichess", "Lichess's opening explorer over the `--lichess` indexes (`explorer`)"),
+    ("GET", "/masters", "Lichess's masters database over the `--masters` indexes (`explorer`)"),
+    ("GET", "/master", "`/masters`"),
+    ("GET", "/masters/pgn/{id}", "a game of the `--masters` indexes as PGN"),
+    ("GET", "/master/pgn/{id}", "`/masters/pgn/{id}`"),
+    ("GET", "/game/export/{id}", "a game of the `--lichess` indexes as PGN"),
+    ("GET", "/player", "a player's games through a position, one NDJSON line (`explorer`)"),
+];
+
+/// A router that notes the method and path of each route it is given, for
+/// the check against [`ROUTES`].
+struct Routes {
+    router: Router<Arc<State>>,
+    served: Vec<(&'static str, &'static str)>,
+}
+
+impl Routes {
+    fn new() -> Routes {
+        Routes { router: Router::new(), served: Vec::new() }
+    }
+
+    /// `path` answered by `handler` for `methods` (which `handler` serves).
+    fn route(mut self, methods: &[&'static str], path: &'static str, handler: MethodRouter<Arc<State>>) -> Routes {
+        self.served.extend(methods.iter().map(|&m| (m, path)));
+        self.router = self.router.route(path, handler);
+        self
+    }
+
+    /// `path` answered by `handler` for GET (and so HEAD) only.
+    fn get<H: Handler<T, Arc<State>>, T: 'static>(self, path: &'static str, handler: H) -> Routes {
+        self.route(&["GET"], path, get(handler))
+    }
+}
+
+/// Lichess's routes (each answer with `Access-Control-Allow-Origin: *`).
+fn lichess_routes() -> Routes {
+    Routes::new()
+        .route(&["GET", "POST"], "/standard", get(lichess::standard).post(batch::standard).layer(batch::body_limit()))
+        .get("/standard/mainline", lichess::mainline)
+        .get("/api/tablebase", lichess::standard)
+        .get("/api/cloud-eval", lichess::cloud_eval)
+        .get("/atomic", lichess::variant)
+        .get("/atomic/mainline", lichess::variant)
+        .get("/antichess", lichess::variant)
+        .get("/antichess/mainline", lichess::variant)
+        .get("/lichess", explorer::lichess)
+        .get("/masters", explorer::masters)
+        .get("/master", explorer::masters)
+        .get("/masters/pgn/{id}", explorer::masters_pgn)
+        .get("/master/pgn/{id}", explorer::masters_pgn)
+        .get("/game/export/{id}", explorer::lichess_pgn)
+        .get("/player", explorer::player)
+}
+
+/// The page's own routes and the static site's.
+fn own_routes() -> Routes {
+    Routes::new()
+        .get("/", page)
+        .get("/api/info", api::info)
+        .get("/api/moves", api::moves)
+        .get("/api/book", api::book)
+        .get("/api/analysis", api::analysis)
+        .get("/api/analyse", live::analyse)
+        .get("/web", web::redirect)
+        .get("/web/", web::index)
+        .get("/web/{*path}", web::file)
+}
+
+/// The service's routes ([`ROUTES`]) over `state`.
 pub fn router(state: Arc<State>, limits: &Limits) -> Router {
-    let lichess = Router::new()
-        .route("/standard", get(lichess::standard).post(batch::standard).layer(batch::body_limit()))
-        .route("/standard/mainline", get(lichess::mainline))
-        .route("/api/tablebase", get(lichess::standard))
-        .route("/api/cloud-eval", get(lichess::cloud_eval))
-        .route("/atomic", get(lichess::variant))
-        .route("/atomic/mainline", get(lichess::variant))
-        .route("/antichess", get(lichess::variant))
-        .route("/antichess/mainline", get(lichess::variant))
-        .route("/lichess", get(explorer::lichess))
-        .route("/masters", get(explorer::masters))
-        .route("/master", get(explorer::masters))
-        .route("/masters/pgn/{id}", get(explorer::masters_pgn))
-        .route("/master/pgn/{id}", get(explorer::masters_pgn))
-        .route("/game/export/{id}", get(explorer::lichess_pgn))
-        .route("/player", get(explorer::player))
-        .layer(middleware::from_fn(any_origin));
+    let lichess = lichess_routes().router.layer(middleware::from_fn(any_origin));
     let seconds = limits.request_seconds.max(1);
-    Router::new()
-        .route("/", get(page))
-        .route("/api/info", get(api::info))
-        .route("/api/moves", get(api::moves))
-        .route("/api/book", get(api::book))
-        .route("/api/analysis", get(api::analysis))
-        .route("/api/analyse", get(live::analyse))
-        .route("/web", get(web::redirect))
-        .route("/web/", get(web::index))
-        .route("/web/{*path}", get(web::file))
+    own_routes()
+        .router
         .merge(lichess)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -427,4 +486,70 @@ async fn any_origin(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     response.headers_mut().insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lichess_routes, own_routes, ROUTES};
+    use std::collections::BTreeSet;
+
+    type Set = BTreeSet<(String, String)>;
+
+    fn table() -> Set {
+        let set: Set = ROUTES.iter().map(|&(m, p, _)| (m.to_string(), p.to_string())).collect();
+        assert_eq!(set.len(), ROUTES.len(), "a route twice in ROUTES");
+        set
+    }
+
+    #[test]
+    fn the_router_serves_exactly_the_table() {
+        let served: Vec<_> = lichess_routes().served.into_iter().chain(own_routes().served).collect();
+        let set: Set = served.iter().map(|&(m, p)| (m.to_string(), p.to_string())).collect();
+        assert_eq!(set.len(), served.len(), "a route routed twice");
+        assert_eq!(set, table());
+    }
+
+    /// The routes of README.md's route tables: in each row whose first
+    /// cell starts with `` `GET /`` or `` `POST /``, every code span of
+    /// that cell that is a path (the method carried over from the span
+    /// before), without its query.
+    fn readme_routes(readme: &str) -> Set {
+        let mut out = Set::new();
+        for line in readme.lines() {
+            let Some(cell) = line.strip_prefix("| `").and_then(|l| l.split(" | ").next()) else { continue };
+            if !(cell.starts_with("GET /") || cell.starts_with("POST /")) {
+                continue;
+            }
+            let mut method = "";
+            for span in format!("`{cell}").split('`').skip(1).step_by(2) {
+                let path = match span.split_once(' ') {
+                    Some((m @ ("GET" | "POST"), path)) => {
+                        method = m;
+                        path
+                    }
+                    _ => span,
+                };
+                if path.starts_with('/') {
+                    out.insert((method.to_string(), path.split('?').next().unwrap_or(path).to_string()));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_readme_documents_exactly_the_table() {
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+        assert_eq!(readme_routes(readme), table());
+    }
+
+    #[test]
+    fn readme_rows_are_read_as_routes() {
+        let rows = "| `GET /a?fen=` (also `/b`), `/c/{id}` | x `/not` |\n| `POST /a` | y |\n| `--opt` | `/z` |";
+        let want: Set = [("GET", "/a"), ("GET", "/b"), ("GET", "/c/{id}"), ("POST", "/a")]
+            .iter()
+            .map(|&(m, p)| (m.to_string(), p.to_string()))
+            .collect();
+        assert_eq!(readme_routes(rows), want);
+    }
 }

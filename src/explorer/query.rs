@@ -18,6 +18,8 @@
 //! 2500 takes every group from 2500 up (2800 those from 2800, 3200 its
 //! own). Month filters: a game without a month is left out as soon as
 //! `since` or `until` is given.
+//!
+//! A player's games through a position (`/player`): [`player`].
 
 use super::openings::{self, Opening};
 use crate::board::notation::uci_string;
@@ -32,6 +34,9 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+pub mod player;
+pub use player::{PlayerAnswer, PlayerMove, PlayerQuery};
 
 /// Which cells a query takes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,7 +87,7 @@ pub enum Kind {
 
 /// A player in a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PlayerAnswer {
+pub struct GamePlayer {
     pub name: String,
     pub rating: Option<u16>,
 }
@@ -100,8 +105,8 @@ pub struct GameAnswer {
     /// `rated` or `casual` (Lichess's games; from the `Event` tag).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<&'static str>,
-    pub white: PlayerAnswer,
-    pub black: PlayerAnswer,
+    pub white: GamePlayer,
+    pub black: GamePlayer,
     pub year: Option<u16>,
     /// `YYYY-MM`.
     pub month: Option<String>,
@@ -636,7 +641,7 @@ fn effective(g: &GameRecord, color: Color) -> u16 {
 /// A stored game as an answer lists it.
 pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswer {
     let player =
-        |name: &str, rating: u16| PlayerAnswer { name: name.to_string(), rating: (rating > 0).then_some(rating) };
+        |name: &str, rating: u16| GamePlayer { name: name.to_string(), rating: (rating > 0).then_some(rating) };
     GameAnswer {
         uci,
         id: String::from_utf8_lossy(&g.id).into_owned(),

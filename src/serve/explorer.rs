@@ -24,10 +24,9 @@ use super::lichess::lichess_board;
 use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
-use crate::explorer::index::Stats;
 use crate::explorer::model::{month_code, Mode, Speed};
 use crate::explorer::openings::{self, Opening};
-use crate::explorer::query::{game_answer, pgn, ExplorerAnswer, Filter, GameAnswer, Kind, Limits, Shards};
+use crate::explorer::query::{pgn, ExplorerAnswer, Filter, Kind, Limits, PlayerAnswer, PlayerQuery, Shards};
 use crate::types::{Color, Move};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path as UrlPath, Query, State as Shared};
@@ -35,7 +34,7 @@ use axum::http::header::{HeaderValue, CONTENT_TYPE};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// The parameters Lichess's explorer reads (all optional here; each
@@ -236,62 +235,6 @@ async fn game_pgn(s: Arc<State>, id: String, kind: Kind) -> Response {
     }
 }
 
-/// One move of the player answer.
-#[derive(Serialize)]
-struct PlayerMove {
-    uci: String,
-    san: String,
-    /// Both left out when no opponent's rating is known, as Lichess does.
-    #[serde(rename = "averageOpponentRating", skip_serializing_if = "Option::is_none")]
-    average_opponent_rating: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    performance: Option<i64>,
-    white: u64,
-    draws: u64,
-    black: u64,
-    game: Option<GameAnswer>,
-    opening: Option<Opening>,
-}
-
-/// The player answer (one NDJSON line).
-#[derive(Serialize)]
-struct PlayerAnswer {
-    white: u64,
-    draws: u64,
-    black: u64,
-    moves: Vec<PlayerMove>,
-    #[serde(rename = "recentGames")]
-    recent_games: Vec<GameAnswer>,
-    opening: Option<Opening>,
-    #[serde(rename = "queuePosition")]
-    queue_position: u32,
-}
-
-/// FIDE's table of rating differences `dp` by percentage score 0..=50
-/// (the rest by symmetry).
-const DP: [i32; 51] = [
-    -800, -677, -589, -538, -501, -470, -444, -422, -401, -383, -366, -351, -336, -322, -309, -296, -284, -273, -262,
-    -251, -240, -230, -220, -211, -202, -193, -184, -175, -166, -158, -149, -141, -133, -125, -117, -110, -102, -95,
-    -87, -80, -72, -65, -57, -50, -43, -36, -29, -21, -14, -7, 0,
-];
-
-fn dp(i: usize) -> f64 {
-    f64::from(if i <= 50 { DP[i] } else { -DP[(100 - i.min(100)).min(50)] })
-}
-
-/// Performance: the mean opponent rating plus FIDE's `dp` of the score
-/// (interpolated between whole percentages).
-pub fn performance(average_opponent: f64, points: f64, games: u64) -> i64 {
-    if games == 0 {
-        return 0;
-    }
-    let p = (100.0 * points / games as f64).clamp(0.0, 100.0);
-    let i = p.floor() as usize;
-    let f = p - i as f64;
-    let next = if i >= 100 { 800.0 } else { dp(i + 1) };
-    (average_opponent + dp(i) * (1.0 - f) + next * f).round() as i64
-}
-
 /// `GET /player?player=&color=`: the games of the `--lichess` indexes where
 /// `player` (case ignored) had `color`, replayed to the position.
 pub async fn player(Shared(s): Shared<Arc<State>>, q: Result<Query<ExplorerQuery>, QueryRejection>) -> Response {
@@ -322,83 +265,15 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
                 .collect()
         })
         .transpose()?;
-    let moves_limit = q.moves.as_deref().map_or(Ok(usize::MAX), |v| number(Some(v), "moves", 0))?;
-    let recent_limit = number(q.recent_games.as_deref(), "recentGames", 8)?.min(8);
-    let key = board.key_legal_ep();
-    let answer = blocking(&s, move |s| -> Result<PlayerAnswer, String> {
-        let games = s.lichess.games_of(&name, color).map_err(|e| e.to_string())?;
-        let max_ply = s.lichess.shards.first().map_or(50, |sh| sh.index.max_ply());
-        // Per move: counts, the opponents' rating sum, and (game, move) for the lists.
-        let mut by_move: Vec<(Move, Stats, Vec<usize>)> = Vec::new();
-        let mut listed: Vec<(usize, Move)> = Vec::new();
-        for (gi, g) in games.iter().enumerate() {
-            if !filter.admits(g.cell()) || modes.as_ref().is_some_and(|m| !m.contains(&Mode::of_event(&g.event))) {
-                continue;
-            }
-            let mut found = None;
-            let _ = g.replay(usize::from(max_ply), |b, m| {
-                if b.key_legal_ep() == key {
-                    found = Some(m);
-                }
-            });
-            let Some(m) = found else { continue };
-            let opponent = g.rating(!color);
-            let stats = Stats::of_game(g.outcome, opponent);
-            match by_move.iter_mut().find(|e| e.0 == m) {
-                Some(e) => {
-                    e.1.add(&stats);
-                    e.2.push(gi);
-                }
-                None => by_move.push((m, stats, vec![gi])),
-            }
-            listed.push((gi, m));
-        }
-        let mut totals = Stats::default();
-        by_move.iter().for_each(|e| totals.add(&e.1));
-        let uci = |m: Move| uci_string(m, true);
-        by_move.sort_by(|a, b| b.1.games().cmp(&a.1.games()).then_with(|| uci(a.0).cmp(&uci(b.0))));
-        by_move.truncate(moves_limit);
-        let moves = by_move
-            .iter()
-            .map(|(m, st, list)| {
-                let mut after = board.clone();
-                let san = after.move_to_san(*m);
-                after.make_move(*m);
-                let avg = (st.rated > 0).then(|| st.rating_sum as f64 / st.rated as f64);
-                let wins = if color == Color::White { st.white } else { st.black };
-                let points = wins as f64 + 0.5 * st.draws as f64;
-                PlayerMove {
-                    uci: uci(*m),
-                    san,
-                    average_opponent_rating: avg.map(|a| a.round() as u64),
-                    performance: avg.map(|a| performance(a, points, st.games())),
-                    white: st.white,
-                    draws: st.draws,
-                    black: st.black,
-                    game: (list.len() == 1).then(|| game_answer(&games[list[0]], None, Kind::Lichess)),
-                    opening: openings::named(&after),
-                }
-            })
-            .collect();
-        // The newest: later month, then later in the indexes.
-        listed.sort_by_key(|&(gi, _)| std::cmp::Reverse((games[gi].cell().month(), gi)));
-        let recent_games = listed
-            .iter()
-            .take(recent_limit)
-            .map(|&(gi, m)| game_answer(&games[gi], Some(uci(m)), Kind::Lichess))
-            .collect();
-        Ok(PlayerAnswer {
-            white: totals.white,
-            draws: totals.draws,
-            black: totals.black,
-            moves,
-            recent_games,
-            opening: None,
-            queue_position: 0,
-        })
-    })
-    .await?
-    .map_err(index_error)?;
+    let asked = PlayerQuery {
+        name,
+        color,
+        filter,
+        modes,
+        moves: q.moves.as_deref().map_or(Ok(usize::MAX), |v| number(Some(v), "moves", 0))?,
+        recent_games: number(q.recent_games.as_deref(), "recentGames", 8)?.min(8),
+    };
+    let answer = blocking(&s, move |s| s.lichess.player_answer(&board, &asked)).await?.map_err(index_error)?;
     let answer = PlayerAnswer { opening, ..answer };
     let mut line = serde_json::to_string(&answer).map_err(|e| ApiError::internal(e.to_string()))?;
     line.push('\n');
