@@ -234,17 +234,22 @@ datagen-stop:
 data-keep:
 	@python3 tools/data.py keep
 
-# The opening explorer (issue 64) beside `book build --max-ply 50` on the
-# same generated input (examples/explorer_games, EXPLORER_BENCH_GAMES games,
-# kept under $ARCHIVIST_DATA/explorer-bench): build MB/s on 1 and 2 threads
-# and peak memory at --memory 128, index bytes beside the input at zstd -3,
-# and /lichess under wrk with 8 connections (tools/explorer_bench.py).
+# The opening explorer (issues 64, 75) beside `book build --max-ply 50` on
+# the same generated input with [%clk] comments (examples/explorer_games
+# --clk, EXPLORER_BENCH_GAMES games, kept under $ARCHIVIST_DATA/explorer-bench):
+# build MB/s on 1 and 2 threads, peak memory of 10 million games streamed
+# through a pipe at --memory 256, index bytes beside the input at zstd -3,
+# start-up time and /lichess under wrk, cache on and off, on one index and
+# on 24 shards of 1 million games; with LILA_EXPLORER (lila-openingexplorer
+# built from source, its import-lichess as LILA_IMPORT) its import and
+# query rows on the same games (tools/explorer_bench.py).
 EXPLORER_BENCH_GAMES ?= 1000000
 explorer-bench: build deps
 	@command -v wrk >/dev/null 2>&1 || { echo "installing Debian's wrk"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null; }
 	$(PY) tools/explorer_bench.py ./$(EXE) $(dir $(BUILD_OUT))examples/explorer_games \
-	  --games $(EXPLORER_BENCH_GAMES) --dir $${ARCHIVIST_DATA:-$$HOME/archivist-data}/explorer-bench
+	  --games $(EXPLORER_BENCH_GAMES) --dir $${ARCHIVIST_DATA:-$$HOME/archivist-data}/explorer-bench \
+	  $(if $(LILA_EXPLORER),--lila $(LILA_EXPLORER) --lila-import $(LILA_IMPORT)) $(EXPLORER_BENCH_FLAGS)
 
 # Trainer throughput: one epoch over about TB_POSITIONS recorded positions
 # (committed PGNs imported as records and repeated), hidden size TB_HIDDEN,

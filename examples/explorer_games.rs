@@ -13,7 +13,12 @@
 //! Data as it comes: 0.5 % of the games unfinished (`*`), 0.3 % of another
 //! variant, 0.2 % repeated (the same id again).
 //!
-//! `cargo run --release --example explorer_games -- OUT.pgn GAMES [SEED]`
+//! With `--clk`, each move of a game with a clock carries a `{ [%clk
+//! H:MM:SS] }` comment, and Black's moves their `N...` number, as
+//! Lichess's dumps write them (correspondence games have none); the games
+//! are otherwise the same. `OUT.pgn` of `-` writes to standard output.
+//!
+//! `cargo run --release --example explorer_games -- [--clk] OUT.pgn GAMES [SEED]`
 
 use archivist::board::Board;
 use archivist::codec::SplitMix64;
@@ -102,14 +107,46 @@ fn moves(rng: &mut SplitMix64, lines: &[Vec<String>]) -> (Vec<String>, Option<bo
     (sans, mate)
 }
 
+/// `H:MM:SS` of a clock in seconds.
+fn clock(seconds: u64) -> String {
+    format!("{}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60)
+}
+
+/// The movetext: numbered SANs, each with its `[%clk]` when `clocks` is a
+/// (base, increment) and the moves' time is drawn from `rng`.
+fn movetext(text: &mut String, sans: &[String], clocks: Option<(u64, u64)>, rng: &mut SplitMix64) {
+    let mut left = clocks.map_or([0, 0], |(base, _)| [base, base]);
+    for (i, san) in sans.iter().enumerate() {
+        if i % 2 == 0 {
+            text.push_str(&format!("{}. ", i / 2 + 1));
+        } else if clocks.is_some() {
+            text.push_str(&format!("{}... ", i / 2 + 1));
+        }
+        text.push_str(san);
+        text.push(' ');
+        if let Some((base, increment)) = clocks {
+            // A move takes up to a twentieth of what is left (at least 1 s).
+            let side = &mut left[i % 2];
+            let spent = rng.below((*side / 20).max(1) + 1).min(*side);
+            *side = (*side - spent + increment).min(base.max(1) * 2);
+            text.push_str(&format!("{{ [%clk {}] }} ", clock(*side)));
+        }
+    }
+}
+
 fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    let clk = args.iter().any(|a| a == "--clk");
+    args.retain(|a| a != "--clk");
     if args.len() < 3 {
-        eprintln!("usage: explorer_games OUT.pgn GAMES [SEED]");
+        eprintln!("usage: explorer_games [--clk] OUT.pgn GAMES [SEED]");
         std::process::exit(2);
     }
     let games: u64 = args[2].parse().expect("GAMES");
-    let mut rng = SplitMix64::new(args.get(3).map_or(64, |s| s.parse().expect("SEED")));
+    let seed = args.get(3).map_or(64, |s| s.parse().expect("SEED"));
+    let mut rng = SplitMix64::new(seed);
+    // The clocks' own generator, so that the games do not change with them.
+    let mut clock_rng = SplitMix64::new(seed ^ 0xC10C_C10C_C10C_C10C);
     let mut lines: Vec<Vec<String>> = Vec::new();
     for table in OPENINGS {
         for row in table.lines().skip(1) {
@@ -122,7 +159,9 @@ fn main() -> std::io::Result<()> {
         }
     }
     let players: Vec<(String, u32)> = (0..4000).map(|i| (format!("player{i:04}"), rating(&mut rng))).collect();
-    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(&args[1])?);
+    let sink: Box<dyn Write> =
+        if args[1] == "-" { Box::new(std::io::stdout().lock()) } else { Box::new(std::fs::File::create(&args[1])?) };
+    let mut out = BufWriter::with_capacity(1 << 20, sink);
     let mut previous: Vec<String> = Vec::new();
     for _ in 0..games {
         // 0.2 %: a game already written, again.
@@ -166,13 +205,11 @@ fn main() -> std::io::Result<()> {
             text.push_str("[Variant \"Crazyhouse\"]\n");
         }
         text.push_str(&format!("[TimeControl \"{tc}\"]\n[Termination \"Normal\"]\n\n"));
-        for (i, san) in sans.iter().enumerate() {
-            if i % 2 == 0 {
-                text.push_str(&format!("{}. ", i / 2 + 1));
-            }
-            text.push_str(san);
-            text.push(' ');
-        }
+        let clocks = (clk && tc != "-").then(|| {
+            let (base, increment) = tc.split_once('+').unwrap_or((tc, "0"));
+            (base.parse().unwrap_or(0), increment.parse().unwrap_or(0))
+        });
+        movetext(&mut text, &sans, clocks, &mut clock_rng);
         text.push_str(result);
         text.push_str("\n\n");
         out.write_all(text.as_bytes())?;
