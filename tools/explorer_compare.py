@@ -3,7 +3,7 @@
 games, field for field.
 
     explorer_compare.py ARCHIVIST GENERATOR LILA IMPORT_LICHESS IMPORT_MASTER
-                        [--games 3000] [--seed 5] [--positions 229] [--dir DIR]
+                        [--games 10000] [--seed 5] [--positions 229] [--dir DIR]
 
 LILA is lila-openingexplorer built from its source, IMPORT_LICHESS its
 `import-pgn` crate's `import-lichess` and IMPORT_MASTER its
@@ -19,7 +19,10 @@ Asked of both: `/lichess` for --positions positions (the first 0-16 plies
 of the games) under 7 filters, and `/masters` for the positions of the
 masters games under 4. Compared: every field of every answer, move order
 included, except where lila's order is its hash order: moves with equal
-totals and masters games with equal rating sums are compared as sets. The
+totals and masters games with equal rating sums are compared as sets, and
+where such a run of ties is cut by the answer's limit (12 moves, 15
+games), which of them lila keeps is its hash order too: that last run is
+compared by its length and key only. The
 `opening` fields are left out: lila downloads its opening names from
 GitHub at start, which this machine cannot reach, so it names none.
 `/player` is not compared: lila fetches a player's games from lichess.org.
@@ -78,16 +81,29 @@ def ties_as_sets(items, key, order):
     return out
 
 
-def normal(answer, masters):
+def cut_ties(items, key, limit):
+    """A list cut at `limit` ends in a run of ties of which lila's hash order
+    chose which to keep: that run is compared by its length and key only."""
+    if len(items) < limit or not items:
+        return items, None
+    last = key(items[-1])
+    kept = [i for i in items if key(i) != last]
+    return kept, (last, len(items) - len(kept))
+
+
+def normal(answer, masters, query):
     if not isinstance(answer, dict):
         return answer
     answer = dict(answer)
     answer.pop("opening", None)
+    total = lambda m: m["white"] + m["draws"] + m["black"]  # noqa: E731
     moves = [{k: v for k, v in m.items() if k != "opening"} for m in answer.get("moves", [])]
-    answer["moves"] = ties_as_sets(moves, lambda m: m["white"] + m["draws"] + m["black"], lambda m: m["uci"])
+    moves, answer["moves_cut"] = cut_ties(moves, total, int(query.get("moves", 12)))
+    answer["moves"] = ties_as_sets(moves, total, lambda m: m["uci"])
     if masters:
         rating = lambda g: (g.get("white") or {}).get("rating", 0) + (g.get("black") or {}).get("rating", 0)  # noqa: E731
-        answer["topGames"] = ties_as_sets(answer.get("topGames", []), rating, lambda g: g["id"])
+        top, answer["top_cut"] = cut_ties(answer.get("topGames", []), rating, min(int(query.get("topGames", 15)), 15))
+        answer["topGames"] = ties_as_sets(top, rating, lambda g: g["id"])
     return answer
 
 
@@ -116,7 +132,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("archivist", "generator", "lila", "import_lichess", "import_master"):
         ap.add_argument(name)
-    ap.add_argument("--games", type=int, default=3000)
+    ap.add_argument("--games", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--positions", type=int, default=229)
     ap.add_argument("--dir")
@@ -145,8 +161,7 @@ def main():
         wait_listening(9002, lila, seconds=120)
         subprocess.run([args.import_lichess, "--endpoint", "http://127.0.0.1:9002", str(games)], check=True,
                        stdout=subprocess.DEVNULL)
-        with open(masters) as f:
-            subprocess.run([sys.executable, args.import_master], stdin=f, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, args.import_master, str(masters)], check=True, stdout=subprocess.DEVNULL)
         questions = [("/lichess", f, q) for f in positions(games, args.positions, args.seed) for q in LICHESS_FILTERS]
         questions += [("/masters", f, q) for f in positions(masters, args.positions, args.seed + 1)
                       for q in MASTERS_FILTERS]
@@ -154,7 +169,8 @@ def main():
         for path, fen, q in questions:
             query = {"fen": fen, **q}
             a, b = get(ours_port, path, query), get(9002, path, query)
-            same = a[0] == b[0] and normal(a[1], path == "/masters") == normal(b[1], path == "/masters")
+            masters = path == "/masters"
+            same = a[0] == b[0] and normal(a[1], masters, q) == normal(b[1], masters, q)
             c = counts.setdefault(path, [0, 0])
             c[0 if same else 1] += 1
             if not same and shown < 5:
