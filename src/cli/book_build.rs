@@ -7,7 +7,7 @@ use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::unnamed;
 use crate::explorer::index::Explorer;
 use crate::explorer::index::ExplorerError;
-use crate::explorer::model::{month_code, Speed};
+use crate::explorer::model::{month_code, RatingGroup, Speed};
 use crate::explorer::query::Filter;
 use crate::pgn::ReplayError;
 use crate::types::Color;
@@ -49,7 +49,7 @@ pub struct BuildArgs {
     /// With --from-explorer: keep games of these rating groups, as Lichess's
     /// `ratings` (0, 1000, 1200, …, 2200; 2500 takes every mean from 2500 up).
     #[arg(long, value_delimiter = ',', requires = "from_explorer", conflicts_with = "pgn")]
-    pub ratings: Vec<u32>,
+    pub ratings: Vec<RatingGroup>,
     /// With --from-explorer: keep games of this month (YYYY-MM) or later.
     #[arg(long, requires = "from_explorer", conflicts_with = "pgn")]
     pub since: Option<String>,
@@ -237,7 +237,7 @@ impl BuildArgs {
         };
         Ok(Filter {
             speeds,
-            groups: (!self.ratings.is_empty()).then(|| Filter::groups_of(&self.ratings)),
+            groups: (!self.ratings.is_empty()).then(|| Filter::groups_of(self.ratings.iter().copied())),
             since: month(&self.since)?,
             until: month(&self.until)?,
         })

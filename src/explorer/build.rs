@@ -54,7 +54,7 @@ use crate::explorer::index::{
     PositionEntry, Stats, LISTED,
 };
 use crate::explorer::model::filter::{is_standard, rating, result_of, Filters, GameTags, Rejection};
-use crate::explorer::model::{Outcome, Speed};
+use crate::explorer::model::{mean_rating, Outcome, Speed};
 use crate::input::Input;
 use crate::input::InputError;
 use crate::pgn::pipeline::{read_inputs, Job, Meter, Observer, Progress};
@@ -368,7 +368,7 @@ impl Rules {
             return Some(Refusal::Month);
         }
         if self.masters {
-            if (white + black) / 2 < 2200 {
+            if mean_rating(Some(white), Some(black)).is_some_and(|m| m < 2200) {
                 return Some(Refusal::Under2200);
             }
             let (ty, tm, td) = self.tomorrow;

@@ -14,7 +14,7 @@
 //! * opening names ([`super::openings`]): each move's, exact; the answer's
 //!   is the caller's (the last exact match along `fen` and `play`).
 //!
-//! Rating filter: each value names its group ([`crate::explorer::model::RATING_GROUPS`]);
+//! Rating filter: each value names its group ([`RatingGroup::of_rating`]);
 //! 2500 takes every group from 2500 up (2800 those from 2800, 3200 its
 //! own). Month filters: a game without a month is left out as soon as
 //! `since` or `until` is given.
@@ -26,7 +26,7 @@ use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::build::MASTERS_GAMES;
 use crate::explorer::index::{Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats, PositionEntry, Stats};
-use crate::explorer::model::{group_counts, groups_named, month_of, top_group, Mode, Speed, RATING_GROUPS};
+use crate::explorer::model::{month_of, Mode, RatingGroup, Speed};
 use crate::types::{Color, Move};
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -42,23 +42,24 @@ pub use player::{PlayerAnswer, PlayerMove, PlayerQuery};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {
     pub speeds: Option<Vec<Speed>>,
-    /// The rating groups a `ratings=` list names ([`groups_named`]; a
-    /// stored group counts by [`group_counts`]).
-    pub groups: Option<Vec<u8>>,
+    /// The rating groups a `ratings=` list names ([`RatingGroup::named`]; a
+    /// stored group counts by [`RatingGroup::counts_under`]).
+    pub groups: Option<Vec<RatingGroup>>,
     /// Month codes ([`crate::explorer::model::month_code`]), inclusive.
     pub since: Option<u16>,
     pub until: Option<u16>,
 }
 
 impl Filter {
-    /// The groups a `ratings` list of values names (see the module doc).
-    pub fn groups_of(ratings: &[u32]) -> Vec<u8> {
-        groups_named(ratings)
+    /// The groups a `ratings` list names, each value parsed as the group it
+    /// falls in (see the module doc).
+    pub fn groups_of(ratings: impl IntoIterator<Item = RatingGroup>) -> Vec<RatingGroup> {
+        RatingGroup::named(ratings)
     }
 
     pub fn admits(&self, cell: Cell) -> bool {
         self.speeds.as_ref().map_or(true, |s| s.contains(&cell.speed()))
-            && self.groups.as_ref().map_or(true, |g| group_counts(g, cell.group()))
+            && self.groups.as_ref().map_or(true, |g| cell.group().counts_under(g))
             && self.in_range(cell.month())
     }
 
@@ -442,7 +443,7 @@ struct Candidate {
     game: u32,
     mv: Move,
     speed: Speed,
-    group: u8,
+    group: RatingGroup,
     month: u16,
     /// Masters: [`GameRecord::masters_rank`].
     rank: u64,
@@ -462,7 +463,7 @@ impl Candidate {
     /// Lichess's order of top games: nearest the speed's high score first,
     /// then the newest.
     fn top_order(&self) -> TopOrder {
-        (self.speed.highscore() - i32::from(RATING_GROUPS[usize::from(self.group)]), Reverse(self.age()))
+        (self.speed.highscore() - i32::from(self.group.lower_bound()), Reverse(self.age()))
     }
 }
 
@@ -501,7 +502,7 @@ impl<K: Ord> Least<K> {
 enum Candidates {
     /// Lichess: the best top-game candidates (games of the top group or
     /// above) and the newest games.
-    Lichess { top_group: Option<u8>, top: Least<TopOrder>, newest: Least<Reverse<Age>> },
+    Lichess { top_group: Option<RatingGroup>, top: Least<TopOrder>, newest: Least<Reverse<Age>> },
     /// Masters: every game offered (each year's best are kept in the index).
     Masters(Vec<Candidate>),
 }
@@ -510,7 +511,7 @@ impl Candidates {
     fn new(kind: Kind, filter: &Filter) -> Candidates {
         match kind {
             Kind::Lichess => Candidates::Lichess {
-                top_group: top_group(filter.groups.as_deref()),
+                top_group: RatingGroup::top(filter.groups.as_deref()),
                 top: Least::new(LICHESS_TOP_GAMES),
                 // Room for the top games the recent games leave out.
                 newest: Least::new(LICHESS_GAMES + LICHESS_TOP_GAMES),

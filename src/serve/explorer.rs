@@ -24,7 +24,7 @@ use super::lichess::lichess_board;
 use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
-use crate::explorer::model::{month_code, Mode, Speed};
+use crate::explorer::model::{month_code, Mode, RatingGroup, Speed};
 use crate::explorer::openings::{self, Opening};
 use crate::explorer::query::{pgn, ExplorerAnswer, Filter, Kind, Limits, PlayerAnswer, PlayerQuery, Shards};
 use crate::types::{Color, Move};
@@ -143,11 +143,11 @@ fn filter(q: &ExplorerQuery, kind: Kind, player: bool) -> Result<(Filter, Limits
             );
         }
         if let Some(value) = q.ratings.as_deref().filter(|_| kind == Kind::Lichess && !player) {
-            let ratings = list(value, "ratings")?
+            let groups = list(value, "ratings")?
                 .into_iter()
-                .map(|s| s.parse::<u32>().map_err(|_| ApiError::bad_request(format!("bad rating '{s}'"))))
+                .map(|s| s.parse::<RatingGroup>().map_err(|e| ApiError::bad_request(e.to_string())))
                 .collect::<Result<Vec<_>, _>>()?;
-            f.groups = Some(Filter::groups_of(&ratings));
+            f.groups = Some(Filter::groups_of(groups));
         }
     }
     // Lichess's limits: unbounded unless given; the rules cap the lists.

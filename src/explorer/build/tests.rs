@@ -2,7 +2,7 @@ use super::*;
 use crate::book::tools::build::{build as book_build, build_from_explorer, BuildOptions, Target};
 use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::SplitMix64;
-use crate::explorer::model::month_code;
+use crate::explorer::model::{month_code, RatingGroup};
 use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
 
@@ -162,7 +162,7 @@ fn shards_served_together_answer_as_their_merge() {
     let filters = [
         Filter::default(),
         Filter { speeds: Some(vec![Speed::Blitz, Speed::Bullet]), ..Filter::default() },
-        Filter { groups: Some(Filter::groups_of(&[1600, 2500])), ..Filter::default() },
+        Filter { groups: Some(Filter::groups_of([1600, 2500].map(RatingGroup::of_rating))), ..Filter::default() },
         Filter { since: Some(month_code(2018, 1)), until: Some(month_code(2021, 6)), ..Filter::default() },
     ];
     let mut compared = 0;
