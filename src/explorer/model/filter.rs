@@ -13,7 +13,7 @@
 //!
 //! A missing or unreadable tag fails the filter that needs it.
 
-use super::Speed;
+use super::{mean_rating, Speed};
 use crate::pgn::{Game, GameView};
 use crate::types::Color;
 
@@ -177,7 +177,8 @@ impl Rejection {
 pub struct Admitted {
     pub white_counts: bool,
     pub black_counts: bool,
-    /// Mean of the known ratings of its players (`None`: neither known).
+    /// The floored mean of the known ratings of its players
+    /// ([`mean_rating`], the explorer's; `None`: neither known).
     pub rating: Option<u32>,
 }
 
@@ -230,14 +231,6 @@ impl Filters {
             }
         }
         Ok(admitted)
-    }
-}
-
-/// The mean of the known ratings (rounded up), `None` when neither is known.
-pub fn mean_rating(white: Option<u32>, black: Option<u32>) -> Option<u32> {
-    match (white, black) {
-        (Some(w), Some(b)) => Some((w + b).div_ceil(2)),
-        (one, other) => one.or(other),
     }
 }
 
@@ -326,6 +319,18 @@ mod tests {
         assert_eq!(a.rating, Some(2100));
         let unrated = game(&[("WhiteElo", "?")], "1. e4 *");
         assert_eq!(both.admit(&unrated), Err(Rejection::Elo));
+    }
+
+    #[test]
+    fn book_build_takes_the_explorers_floored_mean_rating() {
+        let g = game(&[("WhiteElo", "1999"), ("BlackElo", "2000")], "1. e4 *");
+        let admitted = Filters::default().admit(&g).expect("no filter");
+        assert_eq!(admitted.rating, Some(1999), "floored, not rounded up");
+        let stored =
+            crate::explorer::index::GameRecord { white_rating: 1999, black_rating: 2000, ..Default::default() };
+        assert_eq!(admitted.rating, stored.mean_rating());
+        let one = game(&[("WhiteElo", "?"), ("BlackElo", "2001")], "1. e4 *");
+        assert_eq!(Filters::default().admit(&one).map(|a| a.rating), Ok(Some(2001)));
     }
 
     #[test]
