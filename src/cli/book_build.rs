@@ -7,7 +7,7 @@ use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::unnamed;
 use crate::explorer::index::Explorer;
 use crate::explorer::index::ExplorerError;
-use crate::explorer::model::{month_code, RatingGroup, Speed};
+use crate::explorer::model::{Month, RatingGroup, Speed};
 use crate::explorer::query::Filter;
 use crate::pgn::ReplayError;
 use crate::types::Color;
@@ -183,13 +183,6 @@ pub fn index_error(path: &Path, e: &ExplorerError) -> anyhow::Error {
     anyhow::anyhow!("{}: {}", path.display(), unnamed(path, e))
 }
 
-/// `YYYY-MM` (or `YYYY/MM`) as a month code.
-pub fn parse_month(text: &str) -> Option<u16> {
-    let (y, m) = text.trim().split_once(['-', '/'])?;
-    let (year, month) = (y.parse::<u16>().ok()?, m.parse::<u8>().ok()?);
-    ((1..=9999).contains(&year) && (1..=12).contains(&month)).then(|| month_code(year, month))
-}
-
 impl BuildArgs {
     fn output_is_yacb(&self) -> bool {
         self.out.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("yacb"))
@@ -232,8 +225,8 @@ impl BuildArgs {
             );
         }
         let speeds = (!g.time_control.is_empty()).then(|| g.speeds()).transpose()?;
-        let month = |v: &Option<String>| -> anyhow::Result<Option<u16>> {
-            v.as_deref().map(|v| parse_month(v).with_context(|| format!("bad month '{v}' (YYYY-MM)"))).transpose()
+        let month = |v: &Option<String>| -> anyhow::Result<Option<Month>> {
+            v.as_deref().map(|v| v.trim().parse().map_err(|_| anyhow::anyhow!("bad month '{v}' (YYYY-MM)"))).transpose()
         };
         Ok(Filter {
             speeds,

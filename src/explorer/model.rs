@@ -2,14 +2,37 @@
 //! (lila-openingexplorer's `model`), and the filters over them that `book
 //! build` and `explorer build` share ([`filter`]): the speed of a time
 //! control ([`Speed`]), the rating group of a mean rating
-//! ([`RatingGroup`], [`mean_rating`]), the month ([`month_code`]), the result
+//! ([`RatingGroup`], [`mean_rating`]), the month ([`Month`], of the
+//! date its tags give, [`GameDate`]), the result
 //! ([`Outcome`]), the mode ([`Mode`]) and the order of game ids
 //! ([`id_value`]).
 
+mod date;
 pub mod filter;
 mod rating;
 
+pub use date::{BadMonth, GameDate, Month};
 pub use rating::{mean_rating, BadRating, RatingGroup};
+
+/// Serialises a type as its text ([`std::fmt::Display`]) and reads it back
+/// through [`std::str::FromStr`].
+macro_rules! serde_as_text {
+    ($($t:ty),* $(,)?) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+
+serde_as_text!(Month);
 
 /// Lichess's speeds, from a `TimeControl` tag ([`Speed::of_time_control`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -179,22 +202,6 @@ pub fn id_value(id: &[u8; 8]) -> u64 {
         };
         n * 62 + u64::from(digit)
     })
-}
-
-/// A month as `year × 12 + month − 1 + 1`, 0 when unknown (`0000-00`).
-pub fn month_code(year: u16, month: u8) -> u16 {
-    if year == 0 || !(1..=12).contains(&month) {
-        return 0;
-    }
-    year.saturating_mul(12).saturating_add(u16::from(month))
-}
-
-/// `(year, month)` of a month code (`(0, 0)` for 0).
-pub fn month_of(code: u16) -> (u16, u8) {
-    if code == 0 {
-        return (0, 0);
-    }
-    ((code - 1) / 12, ((code - 1) % 12) as u8 + 1)
 }
 
 /// A game's result.

@@ -2,7 +2,7 @@ use super::*;
 use crate::book::tools::build::{build as book_build, build_from_explorer, BuildOptions, Target};
 use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::SplitMix64;
-use crate::explorer::model::{month_code, RatingGroup};
+use crate::explorer::model::{Month, RatingGroup};
 use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
 
@@ -163,7 +163,7 @@ fn shards_served_together_answer_as_their_merge() {
         Filter::default(),
         Filter { speeds: Some(vec![Speed::Blitz, Speed::Bullet]), ..Filter::default() },
         Filter { groups: Some(Filter::groups_of([1600, 2500].map(RatingGroup::of_rating))), ..Filter::default() },
-        Filter { since: Some(month_code(2018, 1)), until: Some(month_code(2021, 6)), ..Filter::default() },
+        Filter { since: Some(Month::new(2018, 1)), until: Some(Month::new(2021, 6)), ..Filter::default() },
     ];
     let mut compared = 0;
     for text in games.iter().step_by(7) {
@@ -219,7 +219,7 @@ fn a_book_from_the_index_takes_the_games_the_filter_admits() {
         .enumerate()
         .filter(|(i, _)| {
             let g = explorer.game(*i as u32, &strings).unwrap();
-            g.speed == Speed::Blitz && g.year >= 2018 && g.month > 0
+            g.speed == Speed::Blitz && g.date.year >= 2018 && g.date.month > 0
         })
         .map(|(_, t)| t.clone())
         .collect();
@@ -228,7 +228,7 @@ fn a_book_from_the_index_takes_the_games_the_filter_admits() {
     let options = BuildOptions::new(target);
     let (a, b) = (dir.file("pgn.bin"), dir.file("index.bin"));
     book_build(&[write(&dir, "kept.pgn", &kept)], &a, &options, &mut Quiet).unwrap();
-    let filter = Filter { speeds: Some(vec![Speed::Blitz]), since: Some(month_code(2018, 1)), ..Filter::default() };
+    let filter = Filter { speeds: Some(vec![Speed::Blitz]), since: Some(Month::new(2018, 1)), ..Filter::default() };
     let summary = build_from_explorer(&[idx], &filter, &b, &options, &mut Quiet).unwrap();
     assert_eq!(summary.kept, kept.len() as u64);
     assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());
