@@ -11,7 +11,7 @@ mod date;
 pub mod filter;
 mod rating;
 
-pub use date::{BadMonth, GameDate, Month};
+pub use date::{parse_day, BadMonth, Day, GameDate, Month};
 pub use rating::{mean_rating, BadRating, RatingGroup};
 
 /// Serialises a type as its text ([`std::fmt::Display`]) and reads it back

@@ -101,6 +101,37 @@ fn index(dir: &Dir, name: &str, inputs: &[PathBuf], options: &ExplorerOptions) -
     (std::fs::read(&out).unwrap(), summary)
 }
 
+/// `lichess_like_pgn`'s games, some given a `UTCDate` other than their
+/// `Date` (a day later, or unreadable) or an unreadable `Date`.
+fn with_other_dates(games: Vec<String>) -> Vec<String> {
+    let other = ["[UTCDate \"2021.03.01\"]\n", "[UTCDate \"2021.??.??\"]\n", "[Date \"2019.13.05\"]\n", ""];
+    games.into_iter().enumerate().map(|(i, g)| format!("{}{g}", other[i % other.len()])).collect()
+}
+
+#[test]
+fn book_builds_filter_sees_the_group_and_month_explorer_build_stores() {
+    let dir = Dir::new("explorer-facts");
+    let games = with_other_dates(lichess_like_pgn(400, 9));
+    let idx = dir.file("in.axi");
+    let summary = build(&[write(&dir, "in.pgn", &games)], &idx, &all_games(), &mut Quiet).unwrap();
+    assert_eq!(summary.indexed, games.len() as u64);
+    let explorer = Explorer::open(&idx).unwrap();
+    let strings = explorer.strings().unwrap();
+    let (mut odd_sums, mut months) = (0, HashSet::new());
+    for (i, text) in games.iter().enumerate() {
+        let game = crate::pgn::parse(text).remove(0);
+        let seen = Filters::default().admit(&game).expect("no filter");
+        let stored = explorer.game(i as u32, &strings).unwrap();
+        let cell = stored.cell();
+        assert_eq!((seen.group(), seen.month()), (cell.group(), cell.month()), "game {i}:\n{text}");
+        assert_eq!(seen.rating, stored.mean_rating(), "game {i}");
+        let rated = stored.white_rating > 0 && stored.black_rating > 0;
+        odd_sums += usize::from(rated && (stored.white_rating + stored.black_rating) % 2 == 1);
+        months.insert(cell.month());
+    }
+    assert!(odd_sums > 100 && months.len() > 50, "{odd_sums} odd rating sums, {} months", months.len());
+}
+
 #[test]
 fn the_index_is_the_same_for_any_threads_and_memory() {
     let dir = Dir::new("explorer-threads");

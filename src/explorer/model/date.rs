@@ -1,6 +1,8 @@
 //! When a game was played, as the explorer files it: its date as the tags
-//! give it ([`GameDate`], read by one rule for every reader) and its month
-//! ([`Month`], a cell's month, and what `since`/`until` name).
+//! give it ([`GameDate`], read by one rule for `explorer build` and `book
+//! build`'s date filters), its month ([`Month`], a cell's month, and what
+//! `since`/`until` name), and the days `--date-from`/`--date-to` name
+//! ([`parse_day`]).
 
 use super::filter::GameTags;
 use std::fmt;
@@ -97,6 +99,30 @@ impl FromStr for Month {
     }
 }
 
+/// A day as `yyyymmdd`, comparable.
+pub type Day = u32;
+
+/// Parses `2023.01.31`, `2023-01-31`, `2023.01` or `2023` (a part may be
+/// `??`) as the first (`end = false`) or last (`end = true`) day it can
+/// mean; `None` for anything else.
+pub fn parse_day(text: &str, end: bool) -> Option<Day> {
+    let mut parts = text.trim().split(['.', '-', '/']);
+    let year: u32 = parts.next()?.parse().ok()?;
+    let field = |p: Option<&str>, lo: u32, hi: u32| -> Option<u32> {
+        match p {
+            None => Some(if end { hi } else { lo }),
+            Some(s) if s.bytes().all(|b| b == b'?') => Some(if end { hi } else { lo }),
+            Some(s) => s.parse::<u32>().ok().filter(|v| (lo..=hi).contains(v)),
+        }
+    };
+    let month = field(parts.next(), 1, 12)?;
+    let day = field(parts.next(), 1, 31)?;
+    if parts.next().is_some() || year > 9999 {
+        return None;
+    }
+    Some(year * 10_000 + month * 100 + day)
+}
+
 /// A game's date as its tags give it: year, month and day, each 0 where
 /// unknown (a month only with a year, a day only with a month).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -128,6 +154,18 @@ impl GameDate {
     /// The date's month (unknown without one).
     pub fn month(self) -> Month {
         Month::new(self.year, self.month)
+    }
+
+    /// The first and last days the date can mean (a year alone: the whole
+    /// year); `None` when unknown.
+    pub fn days(self) -> Option<(Day, Day)> {
+        if self.year == 0 {
+            return None;
+        }
+        let range = |part: u8, hi: u32| if part == 0 { (1, hi) } else { (u32::from(part), u32::from(part)) };
+        let ((m0, m1), (d0, d1)) = (range(self.month, 12), range(self.day, 31));
+        let year = u32::from(self.year) * 10_000;
+        Some((year + m0 * 100 + d0, year + m1 * 100 + d1))
     }
 
     /// Whether the date is after `day`, comparing the parts it knows (a
@@ -210,5 +248,9 @@ mod tests {
         let tomorrow = GameDate { year: 2024, month: 3, day: 9 };
         assert!(d(2024, 3, 10).unwrap().is_after(tomorrow) && !d(2024, 3, 0).unwrap().is_after(tomorrow));
         assert!(d(2025, 0, 0).unwrap().is_after(tomorrow) && !GameDate::default().is_after(tomorrow));
+        assert_eq!(d(2023, 0, 0).unwrap().days(), Some((20230101, 20231231)));
+        assert_eq!(d(2023, 6, 0).unwrap().days(), Some((20230601, 20230631)));
+        assert_eq!(d(2023, 6, 5).unwrap().days(), Some((20230605, 20230605)));
+        assert_eq!(GameDate::default().days(), None);
     }
 }

@@ -173,7 +173,7 @@ fn game_events<B: ReplayBoard>(g: &GameRecord, mut board: B, counting: Counting,
         Outcome::Draw => 1,
         Outcome::Black => 0,
     };
-    let admitted = Admitted { white_counts: true, black_counts: true, rating: g.mean_rating() };
+    let admitted = Admitted { white_counts: true, black_counts: true, rating: g.mean_rating(), date: g.date };
     let facts = GameFacts::of(white_points, &admitted);
     for &m in g.moves.iter().take(max_ply) {
         push_events(counting, facts, &board, Some(m), out);
