@@ -7,7 +7,7 @@ use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::unnamed;
 use crate::explorer::index::Explorer;
 use crate::explorer::index::ExplorerError;
-use crate::explorer::model::{month_code, Speed};
+use crate::explorer::model::{Month, RatingGroup, Speed};
 use crate::explorer::query::Filter;
 use crate::pgn::ReplayError;
 use crate::types::Color;
@@ -49,7 +49,7 @@ pub struct BuildArgs {
     /// With --from-explorer: keep games of these rating groups, as Lichess's
     /// `ratings` (0, 1000, 1200, …, 2200; 2500 takes every mean from 2500 up).
     #[arg(long, value_delimiter = ',', requires = "from_explorer", conflicts_with = "pgn")]
-    pub ratings: Vec<u32>,
+    pub ratings: Vec<RatingGroup>,
     /// With --from-explorer: keep games of this month (YYYY-MM) or later.
     #[arg(long, requires = "from_explorer", conflicts_with = "pgn")]
     pub since: Option<String>,
@@ -183,13 +183,6 @@ pub fn index_error(path: &Path, e: &ExplorerError) -> anyhow::Error {
     anyhow::anyhow!("{}: {}", path.display(), unnamed(path, e))
 }
 
-/// `YYYY-MM` (or `YYYY/MM`) as a month code.
-pub fn parse_month(text: &str) -> Option<u16> {
-    let (y, m) = text.trim().split_once(['-', '/'])?;
-    let (year, month) = (y.parse::<u16>().ok()?, m.parse::<u8>().ok()?);
-    ((1..=9999).contains(&year) && (1..=12).contains(&month)).then(|| month_code(year, month))
-}
-
 impl BuildArgs {
     fn output_is_yacb(&self) -> bool {
         self.out.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("yacb"))
@@ -232,12 +225,12 @@ impl BuildArgs {
             );
         }
         let speeds = (!g.time_control.is_empty()).then(|| g.speeds()).transpose()?;
-        let month = |v: &Option<String>| -> anyhow::Result<Option<u16>> {
-            v.as_deref().map(|v| parse_month(v).with_context(|| format!("bad month '{v}' (YYYY-MM)"))).transpose()
+        let month = |v: &Option<String>| -> anyhow::Result<Option<Month>> {
+            v.as_deref().map(|v| v.trim().parse().map_err(|_| anyhow::anyhow!("bad month '{v}' (YYYY-MM)"))).transpose()
         };
         Ok(Filter {
             speeds,
-            groups: (!self.ratings.is_empty()).then(|| Filter::groups_of(&self.ratings)),
+            groups: (!self.ratings.is_empty()).then(|| Filter::groups_of(self.ratings.iter().copied())),
             since: month(&self.since)?,
             until: month(&self.until)?,
         })

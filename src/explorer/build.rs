@@ -53,8 +53,8 @@ use crate::explorer::index::{
     Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats, PackedMoves,
     PositionEntry, Stats, LISTED,
 };
-use crate::explorer::model::filter::{is_standard, rating, result_of, Filters, GameTags, Rejection};
-use crate::explorer::model::{Outcome, Speed};
+use crate::explorer::model::filter::{is_standard, rating, result_of, Filters, Rejection};
+use crate::explorer::model::{mean_rating, GameDate, Outcome, Speed};
 use crate::input::Input;
 use crate::input::InputError;
 use crate::pgn::pipeline::{read_inputs, Job, Meter, Observer, Progress};
@@ -143,8 +143,8 @@ impl Refusal {
 struct Rules {
     masters: bool,
     all_games: bool,
-    /// Masters: tomorrow (UTC) as `(year, month, day)`.
-    tomorrow: (u16, u8, u8),
+    /// Masters: tomorrow (UTC).
+    tomorrow: GameDate,
 }
 
 /// Figures of a build or a merge.
@@ -322,23 +322,6 @@ pub fn base62(mut h: u64) -> [u8; 8] {
     id
 }
 
-/// `(year, month, day)` of a `Date`/`UTCDate` value (`2024.03.09`; `??`
-/// and missing parts are 0).
-pub fn date_of(view: &impl GameTags) -> (u16, u8, u8) {
-    let Some(tag) = ["UTCDate", "Date"].into_iter().filter_map(|t| view.tag(t)).find(|d| year_of(d).is_some()) else {
-        return (0, 0, 0);
-    };
-    let mut parts = tag.trim().split(['.', '-', '/']);
-    let year = year_of(tag).unwrap_or(0);
-    let month = parts.nth(1).and_then(|m| m.parse::<u8>().ok()).filter(|m| (1..=12).contains(m)).unwrap_or(0);
-    let day = parts.next().and_then(|d| d.parse::<u8>().ok()).filter(|d| (1..=31).contains(d)).unwrap_or(0);
-    (year, month, if month == 0 { 0 } else { day })
-}
-
-fn year_of(date: &str) -> Option<u16> {
-    date.trim().split(['.', '-', '/']).next()?.parse::<u16>().ok().filter(|y| (1..=9999).contains(y))
-}
-
 /// Why a game is left out before it is replayed.
 enum Skip {
     Result,
@@ -353,7 +336,7 @@ impl Rules {
     }
 
     /// Lichess's importer's refusal of a game, if any.
-    fn refusal(&self, view: &GameView, date: (u16, u8, u8)) -> Option<Refusal> {
+    fn refusal(&self, view: &GameView, date: GameDate) -> Option<Refusal> {
         if self.all_games {
             return None;
         }
@@ -363,23 +346,14 @@ impl Rules {
         let (Some(white), Some(black)) = (rating(view, Color::White), rating(view, Color::Black)) else {
             return Some(Refusal::Ratings);
         };
-        let (year, month, day) = date;
-        if year == 0 || (month == 0 && !self.masters) {
+        if date.year == 0 || (date.month == 0 && !self.masters) {
             return Some(Refusal::Month);
         }
         if self.masters {
-            if (white + black) / 2 < 2200 {
+            if mean_rating(Some(white), Some(black)).is_some_and(|m| m < 2200) {
                 return Some(Refusal::Under2200);
             }
-            let (ty, tm, td) = self.tomorrow;
-            let later = if month == 0 {
-                year > ty
-            } else if day == 0 {
-                (year, month) > (ty, tm)
-            } else {
-                (year, month, day) > (ty, tm, td)
-            };
-            if later {
+            if date.is_after(self.tomorrow) {
                 return Some(Refusal::Future);
             }
         }
@@ -387,10 +361,11 @@ impl Rules {
     }
 }
 
-/// Tomorrow's date (UTC) as `(year, month, day)`.
-fn tomorrow_utc() -> (u16, u8, u8) {
+/// Tomorrow's date (UTC).
+fn tomorrow_utc() -> GameDate {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    civil_from_days(secs / 86_400 + 1)
+    let (year, month, day) = civil_from_days(secs / 86_400 + 1);
+    GameDate { year, month, day }
 }
 
 /// The proleptic Gregorian date of a day counted from 1970-01-01.
@@ -415,7 +390,7 @@ fn record_of(view: &GameView, rules: &Rules, filters: &Filters, g: &mut GameReco
     if view.tag("FEN").is_some() || view.is_chess960() || !is_standard(view) {
         return Err(Skip::Variant);
     }
-    let date = date_of(view);
+    let date = GameDate::of_game(view);
     if let Some(why) = rules.refusal(view, date) {
         return Err(Skip::Refused(why));
     }
@@ -423,7 +398,7 @@ fn record_of(view: &GameView, rules: &Rules, filters: &Filters, g: &mut GameReco
         return Err(if r == Rejection::Variant { Skip::Variant } else { Skip::Filter(r) });
     }
     let rating = |c| rating(view, c).map_or(0, |r| r.min(u32::from(u16::MAX)) as u16);
-    (g.year, g.month, g.day) = date;
+    g.date = date;
     let tag = |t: &str, into: &mut String| {
         into.clear();
         into.push_str(view.tag(t).unwrap_or("").trim());
@@ -732,7 +707,7 @@ fn entry_of(visits: &[Visit], facts: &[Facts], ranks: &[u64], masters: bool) -> 
     let rank = |game: u32| ranks.get(game as usize).copied().unwrap_or(0);
     if masters {
         // Each year's best games, each year's cells one after another.
-        let year = |c: Cell| crate::explorer::model::month_of(c.month()).0;
+        let year = |c: Cell| c.month().year();
         by_cell.sort_by_key(|&(cell, game, _)| (year(cell), std::cmp::Reverse(rank(game))));
         let mut kept: Vec<(Cell, u32, usize)> = Vec::new();
         for y in by_cell.chunk_by(|a, b| year(a.0) == year(b.0)) {

@@ -71,7 +71,7 @@ use crate::board::Board;
 #[cfg(doc)]
 use crate::codec::hash64;
 use crate::codec::{PathIoError, Truncated};
-use crate::explorer::model::{month_code, rating_group, Outcome, Speed, RATING_GROUPS};
+use crate::explorer::model::{mean_rating, GameDate, Month, Outcome, RatingGroup, Speed};
 use crate::types::{Color, Move};
 use thiserror::Error;
 
@@ -96,20 +96,20 @@ pub const LICHESS_SITE: &str = "https://lichess.org/";
 pub struct Cell(pub u32);
 
 impl Cell {
-    pub fn new(month: u16, speed: Speed, group: u8) -> Cell {
-        Cell(u32::from(month) << 8 | (speed as u32) << 4 | u32::from(group & 15))
+    pub fn new(month: Month, speed: Speed, group: RatingGroup) -> Cell {
+        Cell(u32::from(month.code()) << 8 | (speed as u32) << 4 | u32::from(group.index() & 15))
     }
-    pub fn month(self) -> u16 {
-        (self.0 >> 8) as u16
+    pub fn month(self) -> Month {
+        Month::from_code((self.0 >> 8) as u16)
     }
     pub fn speed(self) -> Speed {
         Speed::from_u8((self.0 >> 4 & 15) as u8).unwrap_or(Speed::Correspondence)
     }
-    pub fn group(self) -> u8 {
-        (self.0 & 15) as u8
+    pub fn group(self) -> RatingGroup {
+        RatingGroup::from_index((self.0 & 15) as u8).unwrap_or_default()
     }
     pub(crate) fn is_valid(self) -> bool {
-        Speed::from_u8((self.0 >> 4 & 15) as u8).is_some() && usize::from(self.group()) < RATING_GROUPS.len()
+        Speed::from_u8((self.0 >> 4 & 15) as u8).is_some() && RatingGroup::from_index((self.0 & 15) as u8).is_some()
     }
 }
 
@@ -125,10 +125,8 @@ pub struct GameRecord {
     pub black_rating: u16,
     pub outcome: Outcome,
     pub speed: Speed,
-    /// 0 where unknown.
-    pub year: u16,
-    pub month: u8,
-    pub day: u8,
+    /// Its parts 0 where unknown.
+    pub date: GameDate,
     pub event: String,
     pub site: String,
     pub round: String,
@@ -138,26 +136,25 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The mean of the known ratings (`None` when neither is).
+    /// The floored mean of the known ratings ([`mean_rating`]; `None`
+    /// when neither is).
     pub fn mean_rating(&self) -> Option<u32> {
-        match (self.white_rating, self.black_rating) {
-            (0, 0) => None,
-            (w, 0) => Some(u32::from(w)),
-            (0, b) => Some(u32::from(b)),
-            (w, b) => Some((u32::from(w) + u32::from(b)) / 2),
-        }
+        let known = |r: u16| (r > 0).then_some(u32::from(r));
+        mean_rating(known(self.white_rating), known(self.black_rating))
     }
 
     /// The game's cell.
     pub fn cell(&self) -> Cell {
-        Cell::new(month_code(self.year, self.month), self.speed, rating_group(self.mean_rating()))
+        Cell::new(self.date.month(), self.speed, RatingGroup::of_mean(self.mean_rating()))
     }
 
     /// The game's cell in a Lichess index, or a masters index (where only
     /// the year counts: a game of an unknown month is in its January).
     pub fn cell_of(&self, masters: bool) -> Cell {
-        match self.month {
-            0 if masters => Cell::new(month_code(self.year, 1), self.speed, rating_group(self.mean_rating())),
+        match self.date.month {
+            0 if masters => {
+                Cell::new(Month::new(self.date.year, 1), self.speed, RatingGroup::of_mean(self.mean_rating()))
+            }
             _ => self.cell(),
         }
     }

@@ -2,11 +2,37 @@
 //! (lila-openingexplorer's `model`), and the filters over them that `book
 //! build` and `explorer build` share ([`filter`]): the speed of a time
 //! control ([`Speed`]), the rating group of a mean rating
-//! ([`rating_group`]), the month ([`month_code`]), the result
+//! ([`RatingGroup`], [`mean_rating`]), the month ([`Month`], of the
+//! date its tags give, [`GameDate`]), the result
 //! ([`Outcome`]), the mode ([`Mode`]) and the order of game ids
 //! ([`id_value`]).
 
+mod date;
 pub mod filter;
+mod rating;
+
+pub use date::{parse_day, BadMonth, Day, GameDate, Month};
+pub use rating::{mean_rating, BadRating, RatingGroup};
+
+/// Serialises a type as its text ([`std::fmt::Display`]) and reads it back
+/// through [`std::str::FromStr`].
+macro_rules! serde_as_text {
+    ($($t:ty),* $(,)?) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+
+serde_as_text!(Month);
 
 /// Lichess's speeds, from a `TimeControl` tag ([`Speed::of_time_control`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -176,74 +202,6 @@ pub fn id_value(id: &[u8; 8]) -> u64 {
         };
         n * 62 + u64::from(digit)
     })
-}
-
-/// The lower bounds of Lichess's rating groups; a game's group is that of
-/// the floored mean of its players' ratings (with `--all-games`, the one
-/// known when one is; group 0 when neither is). Lichess never puts a game
-/// in 2800: a mean of 2800 or more is 3200.
-pub const RATING_GROUPS: [u16; 11] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500, 2800, 3200];
-/// The index of group 2500, the highest a `ratings=` filter names apart.
-pub const GROUP_2500: u8 = 8;
-/// The index of group 2000, the lowest that has top games.
-pub const GROUP_2000: u8 = 6;
-/// The index of group 3200.
-pub const GROUP_3200: u8 = 10;
-
-/// The group (index into [`RATING_GROUPS`]) of a mean rating (Lichess's
-/// `RatingGroup::select_avg`).
-pub fn rating_group(mean: Option<u32>) -> u8 {
-    let Some(mean) = mean else { return 0 };
-    if mean >= 2800 {
-        return GROUP_3200;
-    }
-    RATING_GROUPS.iter().rposition(|&g| mean >= u32::from(g)).unwrap_or(0) as u8
-}
-
-/// The groups a `ratings=` list names (each value the group it falls in),
-/// and whether a stored group `g` counts under them: when
-/// `min(g, 2500)` is named (so 2500 takes 2500 and 3200, and a value of
-/// 2800 or more, naming 3200, takes nothing).
-pub fn groups_named(ratings: &[u32]) -> Vec<u8> {
-    let mut named: Vec<u8> = ratings.iter().map(|&r| rating_group(Some(r))).collect();
-    named.sort_unstable();
-    named.dedup();
-    named
-}
-
-/// Whether stored group `g` counts under the `named` groups ([`groups_named`]).
-pub fn group_counts(named: &[u8], g: u8) -> bool {
-    named.contains(&g.min(GROUP_2500))
-}
-
-/// The lowest group whose games are top games under a rating filter
-/// (`None`: every group): from 3200 down to 2000, the groups that count
-/// without a gap; `None` when 3200 does not count (no top games).
-pub fn top_group(named: Option<&[u8]>) -> Option<u8> {
-    let mut top = None;
-    for g in (GROUP_2000..=GROUP_3200).rev() {
-        if !named.map_or(true, |n| group_counts(n, g)) {
-            break;
-        }
-        top = Some(g);
-    }
-    top
-}
-
-/// A month as `year × 12 + month − 1 + 1`, 0 when unknown (`0000-00`).
-pub fn month_code(year: u16, month: u8) -> u16 {
-    if year == 0 || !(1..=12).contains(&month) {
-        return 0;
-    }
-    year.saturating_mul(12).saturating_add(u16::from(month))
-}
-
-/// `(year, month)` of a month code (`(0, 0)` for 0).
-pub fn month_of(code: u16) -> (u16, u8) {
-    if code == 0 {
-        return (0, 0);
-    }
-    ((code - 1) / 12, ((code - 1) % 12) as u8 + 1)
 }
 
 /// A game's result.

@@ -14,7 +14,7 @@
 //! * opening names ([`super::openings`]): each move's, exact; the answer's
 //!   is the caller's (the last exact match along `fen` and `play`).
 //!
-//! Rating filter: each value names its group ([`crate::explorer::model::RATING_GROUPS`]);
+//! Rating filter: each value names its group ([`RatingGroup::of_rating`]);
 //! 2500 takes every group from 2500 up (2800 those from 2800, 3200 its
 //! own). Month filters: a game without a month is left out as soon as
 //! `since` or `until` is given.
@@ -26,7 +26,7 @@ use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::build::MASTERS_GAMES;
 use crate::explorer::index::{Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats, PositionEntry, Stats};
-use crate::explorer::model::{group_counts, groups_named, month_of, top_group, Mode, Speed, RATING_GROUPS};
+use crate::explorer::model::{Mode, Month, RatingGroup, Speed};
 use crate::types::{Color, Move};
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -42,30 +42,32 @@ pub use player::{PlayerAnswer, PlayerMove, PlayerQuery};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {
     pub speeds: Option<Vec<Speed>>,
-    /// The rating groups a `ratings=` list names ([`groups_named`]; a
-    /// stored group counts by [`group_counts`]).
-    pub groups: Option<Vec<u8>>,
-    /// Month codes ([`crate::explorer::model::month_code`]), inclusive.
-    pub since: Option<u16>,
-    pub until: Option<u16>,
+    /// The rating groups a `ratings=` list names ([`RatingGroup::named`]; a
+    /// stored group counts by [`RatingGroup::counts_under`]).
+    pub groups: Option<Vec<RatingGroup>>,
+    /// Months, inclusive.
+    pub since: Option<Month>,
+    pub until: Option<Month>,
 }
 
 impl Filter {
-    /// The groups a `ratings` list of values names (see the module doc).
-    pub fn groups_of(ratings: &[u32]) -> Vec<u8> {
-        groups_named(ratings)
+    /// The groups a `ratings` list names, each value parsed as the group it
+    /// falls in (see the module doc).
+    pub fn groups_of(ratings: impl IntoIterator<Item = RatingGroup>) -> Vec<RatingGroup> {
+        RatingGroup::named(ratings)
     }
 
     pub fn admits(&self, cell: Cell) -> bool {
         self.speeds.as_ref().map_or(true, |s| s.contains(&cell.speed()))
-            && self.groups.as_ref().map_or(true, |g| group_counts(g, cell.group()))
+            && self.groups.as_ref().map_or(true, |g| cell.group().counts_under(g))
             && self.in_range(cell.month())
     }
 
     /// Whether a month is within `since` and `until` (a game without a
     /// month is not, as soon as either is given).
-    pub fn in_range(&self, month: u16) -> bool {
-        self.since.map_or(true, |s| month != 0 && month >= s) && self.until.map_or(true, |u| month != 0 && month <= u)
+    pub fn in_range(&self, month: Month) -> bool {
+        let known = month.is_known();
+        self.since.map_or(true, |s| known && month >= s) && self.until.map_or(true, |u| known && month <= u)
     }
 }
 
@@ -109,7 +111,7 @@ pub struct GameAnswer {
     pub black: GamePlayer,
     pub year: Option<u16>,
     /// `YYYY-MM`.
-    pub month: Option<String>,
+    pub month: Option<Month>,
 }
 
 /// One move of an answer.
@@ -279,7 +281,7 @@ impl Shards {
         let mut by_move: ByMove = Vec::new();
         let mut games = Candidates::new(kind, filter);
         // Each month's counts, and the months the position has games in.
-        let mut months: Option<BTreeMap<u16, Stats>> = history.then(BTreeMap::new);
+        let mut months: Option<BTreeMap<Month, Stats>> = history.then(BTreeMap::new);
         let mover = board.side_to_move();
         for (si, shard) in self.shards.iter().enumerate() {
             let mut one_game = |game: u32, record: &GameRecord, played: Move| {
@@ -442,8 +444,8 @@ struct Candidate {
     game: u32,
     mv: Move,
     speed: Speed,
-    group: u8,
-    month: u16,
+    group: RatingGroup,
+    month: Month,
     /// Masters: [`GameRecord::masters_rank`].
     rank: u64,
 }
@@ -462,12 +464,12 @@ impl Candidate {
     /// Lichess's order of top games: nearest the speed's high score first,
     /// then the newest.
     fn top_order(&self) -> TopOrder {
-        (self.speed.highscore() - i32::from(RATING_GROUPS[usize::from(self.group)]), Reverse(self.age()))
+        (self.speed.highscore() - i32::from(self.group.lower_bound()), Reverse(self.age()))
     }
 }
 
 /// A game's age: (month, shard, game number), larger is newer.
-type Age = (u16, usize, u32);
+type Age = (Month, usize, u32);
 /// Lichess's order of top games: the distance to the speed's high score,
 /// then the newest.
 type TopOrder = (i32, Reverse<Age>);
@@ -501,7 +503,7 @@ impl<K: Ord> Least<K> {
 enum Candidates {
     /// Lichess: the best top-game candidates (games of the top group or
     /// above) and the newest games.
-    Lichess { top_group: Option<u8>, top: Least<TopOrder>, newest: Least<Reverse<Age>> },
+    Lichess { top_group: Option<RatingGroup>, top: Least<TopOrder>, newest: Least<Reverse<Age>> },
     /// Masters: every game offered (each year's best are kept in the index).
     Masters(Vec<Candidate>),
 }
@@ -510,7 +512,7 @@ impl Candidates {
     fn new(kind: Kind, filter: &Filter) -> Candidates {
         match kind {
             Kind::Lichess => Candidates::Lichess {
-                top_group: top_group(filter.groups.as_deref()),
+                top_group: RatingGroup::top(filter.groups.as_deref()),
                 top: Least::new(LICHESS_TOP_GAMES),
                 // Room for the top games the recent games leave out.
                 newest: Least::new(LICHESS_GAMES + LICHESS_TOP_GAMES),
@@ -549,7 +551,7 @@ impl Candidates {
             }
             Candidates::Masters(mut all) => {
                 // Each year's best, then the best of those.
-                let year = |c: &Candidate| month_of(c.month).0;
+                let year = |c: &Candidate| c.month.year();
                 all.sort_by_key(|c| (year(c), Reverse(c.rank)));
                 let mut best: Vec<Candidate> = Vec::new();
                 for y in all.chunk_by(|a, b| year(a) == year(b)) {
@@ -599,7 +601,7 @@ fn collect_counted(
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HistoryMonth {
     /// `YYYY-MM`.
-    pub month: String,
+    pub month: Month,
     pub white: u64,
     pub draws: u64,
     pub black: u64,
@@ -609,20 +611,19 @@ pub struct HistoryMonth {
 /// within the filter's range), each with its admitted counts, a month
 /// between them (or between `since` and the first) with none given as
 /// zeros; without `until`, the last month left out (it may be incomplete).
-fn history_of(months: BTreeMap<u16, Stats>, filter: &Filter) -> Vec<HistoryMonth> {
-    let segment =
-        |m: u16, s: &Stats| HistoryMonth { month: month_text(m), white: s.white, draws: s.draws, black: s.black };
+fn history_of(months: BTreeMap<Month, Stats>, filter: &Filter) -> Vec<HistoryMonth> {
+    let segment = |month: Month, s: &Stats| HistoryMonth { month, white: s.white, draws: s.draws, black: s.black };
     let mut out = Vec::new();
     let mut next = filter.since;
-    for (&m, s) in months.iter().filter(|(&m, _)| m != 0) {
+    for (&m, s) in months.iter().filter(|(m, _)| m.is_known()) {
         if let Some(mut gap) = next {
             while gap < m {
                 out.push(segment(gap, &Stats::default()));
-                gap += 1;
+                gap = gap.next();
             }
         }
         out.push(segment(m, s));
-        next = Some(m + 1);
+        next = Some(m.next());
     }
     if filter.until.is_none() {
         out.pop();
@@ -654,8 +655,8 @@ pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswe
         mode: (kind == Kind::Lichess).then_some(Mode::of_event(&g.event).name()),
         white: player(&g.white, g.white_rating),
         black: player(&g.black, g.black_rating),
-        year: (g.year > 0).then_some(g.year),
-        month: (g.month > 0).then(|| format!("{:04}-{:02}", g.year, g.month)),
+        year: (g.date.year > 0).then_some(g.date.year),
+        month: Some(g.date.month()).filter(|m| m.is_known()),
     }
 }
 
@@ -664,17 +665,11 @@ pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswe
 /// known), then the moves on one line and the result.
 pub fn pgn(g: &GameRecord) -> String {
     let mut out = String::new();
-    let date = format!(
-        "{}.{}.{}",
-        if g.year > 0 { format!("{:04}", g.year) } else { "????".into() },
-        if g.month > 0 { format!("{:02}", g.month) } else { "??".into() },
-        if g.day > 0 { format!("{:02}", g.day) } else { "??".into() }
-    );
     let elo = |r: u16| if r > 0 { r.to_string() } else { "?".into() };
     let mut tags = vec![
         ("Event", if g.event.is_empty() { "?".into() } else { g.event.clone() }),
         ("Site", if g.site.is_empty() { "?".into() } else { g.site.clone() }),
-        ("Date", date),
+        ("Date", g.date.to_string()),
         ("Round", if g.round.is_empty() { "?".into() } else { g.round.clone() }),
         ("White", g.white.clone()),
         ("Black", g.black.clone()),
@@ -700,12 +695,6 @@ pub fn pgn(g: &GameRecord) -> String {
     out.push_str(&text.join(" "));
     out.push('\n');
     out
-}
-
-/// `(year, month)` of a month code, for the page.
-pub fn month_text(code: u16) -> String {
-    let (y, m) = month_of(code);
-    format!("{y:04}-{m:02}")
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use super::lichess::lichess_board;
 use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
-use crate::explorer::model::{month_code, Mode, Speed};
+use crate::explorer::model::{Mode, Month, RatingGroup, Speed};
 use crate::explorer::openings::{self, Opening};
 use crate::explorer::query::{pgn, ExplorerAnswer, Filter, Kind, Limits, PlayerAnswer, PlayerQuery, Shards};
 use crate::types::{Color, Move};
@@ -102,26 +102,11 @@ fn number(v: Option<&str>, name: &str, default: usize) -> Result<usize, ApiError
     v.map_or(Ok(default), |v| v.parse::<usize>().map_err(|_| ApiError::bad_request(format!("{name} must be a count"))))
 }
 
-/// `YYYY-MM` (or `YYYY/MM`) as a month code.
-fn month(v: &str, end: bool, years: bool) -> Result<u16, ApiError> {
-    let bad = || ApiError::bad_request(format!("bad month or year '{v}'"));
-    let mut parts = v.split(['-', '/']);
-    let year: u16 = parts.next().and_then(|y| y.parse().ok()).filter(|y| (1..=9999).contains(y)).ok_or_else(bad)?;
-    let m: u8 = match (years, parts.next()) {
-        (true, None) => {
-            if end {
-                12
-            } else {
-                1
-            }
-        }
-        (false, Some(m)) => m.parse().ok().filter(|m| (1..=12).contains(m)).ok_or_else(bad)?,
-        _ => return Err(bad()),
-    };
-    if parts.next().is_some() {
-        return Err(bad());
-    }
-    Ok(month_code(year, m))
+/// `YYYY-MM` (or `YYYY/MM`), or for the masters a year (its first or
+/// last month).
+fn month(v: &str, end: bool, years: bool) -> Result<Month, ApiError> {
+    let month = if years { Month::of_year(v, end) } else { v.parse() };
+    month.map_err(|_| ApiError::bad_request(format!("bad month or year '{v}'")))
 }
 
 /// The filter and limits of a query (`player`: `/player`'s, which has no
@@ -143,11 +128,11 @@ fn filter(q: &ExplorerQuery, kind: Kind, player: bool) -> Result<(Filter, Limits
             );
         }
         if let Some(value) = q.ratings.as_deref().filter(|_| kind == Kind::Lichess && !player) {
-            let ratings = list(value, "ratings")?
+            let groups = list(value, "ratings")?
                 .into_iter()
-                .map(|s| s.parse::<u32>().map_err(|_| ApiError::bad_request(format!("bad rating '{s}'"))))
+                .map(|s| s.parse::<RatingGroup>().map_err(|e| ApiError::bad_request(e.to_string())))
                 .collect::<Result<Vec<_>, _>>()?;
-            f.groups = Some(Filter::groups_of(&ratings));
+            f.groups = Some(Filter::groups_of(groups));
         }
     }
     // Lichess's limits: unbounded unless given; the rules cap the lists.

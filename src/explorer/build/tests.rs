@@ -2,7 +2,7 @@ use super::*;
 use crate::book::tools::build::{build as book_build, build_from_explorer, BuildOptions, Target};
 use crate::book::tools::make_book::MakeBookOptions;
 use crate::codec::SplitMix64;
-use crate::explorer::model::month_code;
+use crate::explorer::model::{Month, RatingGroup};
 use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
 
@@ -101,6 +101,37 @@ fn index(dir: &Dir, name: &str, inputs: &[PathBuf], options: &ExplorerOptions) -
     (std::fs::read(&out).unwrap(), summary)
 }
 
+/// `lichess_like_pgn`'s games, some given a `UTCDate` other than their
+/// `Date` (a day later, or unreadable) or an unreadable `Date`.
+fn with_other_dates(games: Vec<String>) -> Vec<String> {
+    let other = ["[UTCDate \"2021.03.01\"]\n", "[UTCDate \"2021.??.??\"]\n", "[Date \"2019.13.05\"]\n", ""];
+    games.into_iter().enumerate().map(|(i, g)| format!("{}{g}", other[i % other.len()])).collect()
+}
+
+#[test]
+fn book_builds_filter_sees_the_group_and_month_explorer_build_stores() {
+    let dir = Dir::new("explorer-facts");
+    let games = with_other_dates(lichess_like_pgn(400, 9));
+    let idx = dir.file("in.axi");
+    let summary = build(&[write(&dir, "in.pgn", &games)], &idx, &all_games(), &mut Quiet).unwrap();
+    assert_eq!(summary.indexed, games.len() as u64);
+    let explorer = Explorer::open(&idx).unwrap();
+    let strings = explorer.strings().unwrap();
+    let (mut odd_sums, mut months) = (0, HashSet::new());
+    for (i, text) in games.iter().enumerate() {
+        let game = crate::pgn::parse(text).remove(0);
+        let seen = Filters::default().admit(&game).expect("no filter");
+        let stored = explorer.game(i as u32, &strings).unwrap();
+        let cell = stored.cell();
+        assert_eq!((seen.group(), seen.month()), (cell.group(), cell.month()), "game {i}:\n{text}");
+        assert_eq!(seen.rating, stored.mean_rating(), "game {i}");
+        let rated = stored.white_rating > 0 && stored.black_rating > 0;
+        odd_sums += usize::from(rated && (stored.white_rating + stored.black_rating) % 2 == 1);
+        months.insert(cell.month());
+    }
+    assert!(odd_sums > 100 && months.len() > 50, "{odd_sums} odd rating sums, {} months", months.len());
+}
+
 #[test]
 fn the_index_is_the_same_for_any_threads_and_memory() {
     let dir = Dir::new("explorer-threads");
@@ -162,8 +193,8 @@ fn shards_served_together_answer_as_their_merge() {
     let filters = [
         Filter::default(),
         Filter { speeds: Some(vec![Speed::Blitz, Speed::Bullet]), ..Filter::default() },
-        Filter { groups: Some(Filter::groups_of(&[1600, 2500])), ..Filter::default() },
-        Filter { since: Some(month_code(2018, 1)), until: Some(month_code(2021, 6)), ..Filter::default() },
+        Filter { groups: Some(Filter::groups_of([1600, 2500].map(RatingGroup::of_rating))), ..Filter::default() },
+        Filter { since: Some(Month::new(2018, 1)), until: Some(Month::new(2021, 6)), ..Filter::default() },
     ];
     let mut compared = 0;
     for text in games.iter().step_by(7) {
@@ -219,7 +250,7 @@ fn a_book_from_the_index_takes_the_games_the_filter_admits() {
         .enumerate()
         .filter(|(i, _)| {
             let g = explorer.game(*i as u32, &strings).unwrap();
-            g.speed == Speed::Blitz && g.year >= 2018 && g.month > 0
+            g.speed == Speed::Blitz && g.date.year >= 2018 && g.date.month > 0
         })
         .map(|(_, t)| t.clone())
         .collect();
@@ -228,7 +259,7 @@ fn a_book_from_the_index_takes_the_games_the_filter_admits() {
     let options = BuildOptions::new(target);
     let (a, b) = (dir.file("pgn.bin"), dir.file("index.bin"));
     book_build(&[write(&dir, "kept.pgn", &kept)], &a, &options, &mut Quiet).unwrap();
-    let filter = Filter { speeds: Some(vec![Speed::Blitz]), since: Some(month_code(2018, 1)), ..Filter::default() };
+    let filter = Filter { speeds: Some(vec![Speed::Blitz]), since: Some(Month::new(2018, 1)), ..Filter::default() };
     let summary = build_from_explorer(&[idx], &filter, &b, &options, &mut Quiet).unwrap();
     assert_eq!(summary.kept, kept.len() as u64);
     assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());

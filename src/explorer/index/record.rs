@@ -20,7 +20,7 @@ use super::{Cell, CellGames, ExplorerError, GameRecord, GameRef, MoveCell, MoveS
 use crate::attacks;
 use crate::board::Board;
 use crate::codec::{Put, Reader};
-use crate::explorer::model::{Outcome, Speed};
+use crate::explorer::model::{GameDate, Outcome, Speed};
 use crate::types::{Bitboard, Color, Move, PieceType, Square};
 
 /// Bits that hold every value below `n` (0 for `n` ≤ 1).
@@ -198,9 +198,9 @@ pub fn encode_game(g: &GameRecord, moves: &PackedMoves, mut string: impl FnMut(&
     out.put_u16_le(g.black_rating);
     let lichess_site = is_lichess_site(g);
     out.put_u8(g.outcome as u8 | (g.speed as u8) << 2 | u8::from(lichess_site) << 5);
-    out.put_u16_le(g.year);
-    out.put_u8(g.month);
-    out.put_u8(g.day);
+    out.put_u16_le(g.date.year);
+    out.put_u8(g.date.month);
+    out.put_u8(g.date.day);
     out.put_varint(string(&g.event));
     out.put_varint(if lichess_site { string("") } else { string(&g.site) });
     out.put_varint(string(&g.round));
@@ -266,9 +266,7 @@ pub fn decode_game(bytes: &[u8], base: usize, strings: &[String], moves: bool) -
         black_rating,
         outcome,
         speed,
-        year,
-        month,
-        day,
+        date: GameDate { year, month, day },
         event,
         site,
         round,

@@ -1,5 +1,4 @@
 use super::*;
-use crate::explorer::model::month_of;
 use proptest::prelude::*;
 
 fn game(id: &[u8; 8], sans: &[&str], outcome: Outcome) -> GameRecord {
@@ -18,9 +17,7 @@ fn game(id: &[u8; 8], sans: &[&str], outcome: Outcome) -> GameRecord {
         black_rating: 0,
         outcome,
         speed: Speed::Blitz,
-        year: 2024,
-        month: 3,
-        day: 9,
+        date: GameDate { year: 2024, month: 3, day: 9 },
         event: "Rated blitz game".into(),
         site: "https://lichess.org/abcdEFGH".into(),
         round: "-".into(),
@@ -129,13 +126,12 @@ fn speeds_groups_and_months_follow_lichess() {
     assert_eq!(Speed::of_time_control(Some("-")), Speed::Correspondence);
     assert_eq!(Speed::of_time_control(None), Speed::Correspondence);
     assert_eq!(
-        [None, Some(999), Some(1000), Some(2499), Some(2500), Some(3300)].map(rating_group),
+        [None, Some(999), Some(1000), Some(2499), Some(2500), Some(3300)].map(|m| RatingGroup::of_mean(m).index()),
         [0, 0, 1, 7, 8, 10]
     );
-    assert_eq!(month_of(month_code(2024, 3)), (2024, 3));
-    assert_eq!(month_code(0, 0), 0);
-    let c = Cell::new(month_code(2013, 12), Speed::Rapid, 9);
-    assert_eq!((c.month(), c.speed(), c.group()), (month_code(2013, 12), Speed::Rapid, 9));
+    let c = Cell::new(Month::new(2013, 12), Speed::Rapid, RatingGroup::Group2800);
+    assert_eq!((c.month(), c.speed(), c.group()), (Month::new(2013, 12), Speed::Rapid, RatingGroup::Group2800));
+    assert_eq!(c.0 >> 8, 2013 * 12 + 12, "the month's code");
 }
 
 #[test]

@@ -6,14 +6,14 @@
 //! | `min_elo` | `WhiteElo`, `BlackElo` | both ratings are known and ≥ N (with `min_elo_mover`: every game passes, and only the moves of a player rated ≥ N count) |
 //! | `time_controls` | `TimeControl` | its speed is listed ([`Speed::of_time_control`], the explorer's one rule: `?` or none is correspondence) |
 //! | `min_plies` | movetext | it has at least N plies |
-//! | `date_from`, `date_to` | `Date` (else `UTCDate`) | every day its date can mean lies in the range (`2023.??.??` is the whole year) |
+//! | `date_from`, `date_to` | `UTCDate`, else `Date` ([`GameDate::of_game`]: the date the explorer files the game under) | every day its date can mean lies in the range (`2023.??.??`, or an unreadable month such as `2023.13.01`, is the whole year) |
 //! | `exclude_variants` | `Variant` | it is standard chess (no tag, `Standard`, `chess`, `Normal`, `From Position`), or Chess960 with `chess960` |
 //! | `results` | `Result`, else the termination marker ([`crate::pgn::outcome`]) | its result is listed |
 //! | `player` (+ `color`) | `White`, `Black` | the name (ASCII case ignored) played it (with that colour) |
 //!
 //! A missing or unreadable tag fails the filter that needs it.
 
-use super::Speed;
+use super::{mean_rating, Day, GameDate, Month, RatingGroup, Speed};
 use crate::pgn::{Game, GameView};
 use crate::types::Color;
 
@@ -56,38 +56,6 @@ impl GameTags for GameView<'_> {
     fn is_chess960(&self) -> bool {
         GameView::is_chess960(self)
     }
-}
-
-/// A day as `yyyymmdd`, comparable.
-pub type Day = u32;
-
-/// Parses `2023.01.31`, `2023-01-31`, `2023.01` or `2023` as the first
-/// (`end = false`) or last (`end = true`) day it can mean.
-pub fn parse_day(text: &str, end: bool) -> Option<Day> {
-    let mut parts = text.trim().split(['.', '-', '/']);
-    let year: u32 = parts.next()?.parse().ok()?;
-    let field = |p: Option<&str>, lo: u32, hi: u32| -> Option<u32> {
-        match p {
-            None => Some(if end { hi } else { lo }),
-            Some(s) if s.bytes().all(|b| b == b'?') => Some(if end { hi } else { lo }),
-            Some(s) => s.parse::<u32>().ok().filter(|v| (lo..=hi).contains(v)),
-        }
-    };
-    let month = field(parts.next(), 1, 12)?;
-    let day = field(parts.next(), 1, 31)?;
-    if parts.next().is_some() || year > 9999 {
-        return None;
-    }
-    Some(year * 10_000 + month * 100 + day)
-}
-
-/// The game's date as the range of days it can mean.
-fn game_days(game: &impl GameTags) -> Option<(Day, Day)> {
-    let tag = [game.tag("Date"), game.tag("UTCDate")]
-        .into_iter()
-        .flatten()
-        .find(|d| d.split(['.', '-']).next().is_some_and(|y| y.parse::<u32>().is_ok()))?;
-    Some((parse_day(tag, false)?, parse_day(tag, true)?))
 }
 
 /// A player's rating from `WhiteElo`/`BlackElo` (unknown: missing, `?`, `-`, 0).
@@ -172,20 +140,37 @@ impl Rejection {
     }
 }
 
-/// An admitted game: whose moves count (the mover filter) and its strength.
+/// An admitted game: whose moves count (the mover filter), its strength
+/// and its date, as the explorer reads them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Admitted {
     pub white_counts: bool,
     pub black_counts: bool,
-    /// Mean of the known ratings of its players (`None`: neither known).
+    /// The floored mean of the known ratings of its players
+    /// ([`mean_rating`], the explorer's; `None`: neither known).
     pub rating: Option<u32>,
+    /// Its date ([`GameDate::of_game`], the explorer's).
+    pub date: GameDate,
+}
+
+impl Admitted {
+    /// The game's rating group (that of [`Admitted::rating`]).
+    pub fn group(&self) -> RatingGroup {
+        RatingGroup::of_mean(self.rating)
+    }
+
+    /// The game's month (that of [`Admitted::date`]).
+    pub fn month(&self) -> Month {
+        self.date.month()
+    }
 }
 
 impl Filters {
     /// Whether `game` is kept, and how.
     pub fn admit(&self, game: &impl GameTags) -> Result<Admitted, Rejection> {
         let (white, black) = (rating(game, Color::White), rating(game, Color::Black));
-        let mut admitted = Admitted { white_counts: true, black_counts: true, rating: mean_rating(white, black) };
+        let rating = mean_rating(white, black);
+        let mut admitted = Admitted { white_counts: true, black_counts: true, rating, date: GameDate::of_game(game) };
         if let Some(min) = self.min_elo {
             let ok = |r: Option<u32>| r.is_some_and(|r| r >= min);
             if self.min_elo_mover {
@@ -207,7 +192,7 @@ impl Filters {
             return Err(Rejection::Plies);
         }
         if self.date_from.is_some() || self.date_to.is_some() {
-            let Some((lo, hi)) = game_days(game) else { return Err(Rejection::Date) };
+            let Some((lo, hi)) = admitted.date.days() else { return Err(Rejection::Date) };
             if self.date_from.is_some_and(|f| lo < f) || self.date_to.is_some_and(|t| hi > t) {
                 return Err(Rejection::Date);
             }
@@ -233,14 +218,6 @@ impl Filters {
     }
 }
 
-/// The mean of the known ratings (rounded up), `None` when neither is known.
-pub fn mean_rating(white: Option<u32>, black: Option<u32>) -> Option<u32> {
-    match (white, black) {
-        (Some(w), Some(b)) => Some((w + b).div_ceil(2)),
-        (one, other) => one.or(other),
-    }
-}
-
 /// Parses a `--result` value: `1-0`, `0-1`, `1/2-1/2` (or `draw`), `*`,
 /// `white`, `black`.
 pub fn parse_result(text: &str) -> Option<&'static str> {
@@ -256,6 +233,7 @@ pub fn parse_result(text: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explorer::model::parse_day;
     use crate::pgn;
 
     fn game(tags: &[(&str, &str)], moves: &str) -> Game {
@@ -316,6 +294,25 @@ mod tests {
     }
 
     #[test]
+    fn the_date_filter_reads_the_date_the_explorer_files_the_game_under() {
+        let in_may = Filters {
+            date_from: parse_day("2023.05", false),
+            date_to: parse_day("2023.05", true),
+            ..Filters::default()
+        };
+        // Date is local, UTCDate the day Lichess (and the explorer) files.
+        let g = game(&[("Date", "2023.04.30"), ("UTCDate", "2023.05.01")], "1. e4 *");
+        let admitted = in_may.admit(&g).expect("played on 1 May, UTC");
+        assert_eq!((admitted.month(), admitted.date.day), (Month::new(2023, 5), 1));
+        // An unreadable month is unknown: the game may be of any day of 2023.
+        let g = game(&[("Date", "2023.13.01")], "1. e4 *");
+        assert_eq!(in_may.admit(&g), Err(Rejection::Date));
+        let in_2023 =
+            Filters { date_from: parse_day("2023", false), date_to: parse_day("2023", true), ..Filters::default() };
+        assert_eq!(in_2023.admit(&g).map(|a| a.month()), Ok(Month::UNKNOWN));
+    }
+
+    #[test]
     fn min_elo_needs_both_ratings_or_picks_the_movers() {
         let g = game(&[("WhiteElo", "2400"), ("BlackElo", "1800")], "1. e4 e5 *");
         let both = Filters { min_elo: Some(2000), ..Filters::default() };
@@ -326,6 +323,18 @@ mod tests {
         assert_eq!(a.rating, Some(2100));
         let unrated = game(&[("WhiteElo", "?")], "1. e4 *");
         assert_eq!(both.admit(&unrated), Err(Rejection::Elo));
+    }
+
+    #[test]
+    fn book_build_takes_the_explorers_floored_mean_rating() {
+        let g = game(&[("WhiteElo", "1999"), ("BlackElo", "2000")], "1. e4 *");
+        let admitted = Filters::default().admit(&g).expect("no filter");
+        assert_eq!(admitted.rating, Some(1999), "floored, not rounded up");
+        let stored =
+            crate::explorer::index::GameRecord { white_rating: 1999, black_rating: 2000, ..Default::default() };
+        assert_eq!(admitted.rating, stored.mean_rating());
+        let one = game(&[("WhiteElo", "?"), ("BlackElo", "2001")], "1. e4 *");
+        assert_eq!(Filters::default().admit(&one).map(|a| a.rating), Ok(Some(2001)));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use super::{write_book, BuildError, BuildOptions, Observer, Progress, Rejection,
 use crate::board::{Board, PolyglotBoard};
 use crate::codec::PathIoError;
 use crate::explorer::index::{Explorer, GameRecord};
-use crate::explorer::model::filter::{mean_rating, Admitted};
+use crate::explorer::model::filter::Admitted;
 use crate::explorer::model::Outcome;
 use crate::explorer::query::Filter;
 use crate::pgn::ReplayBoard;
@@ -173,9 +173,7 @@ fn game_events<B: ReplayBoard>(g: &GameRecord, mut board: B, counting: Counting,
         Outcome::Draw => 1,
         Outcome::Black => 0,
     };
-    let known = |r: u16| (r > 0).then_some(u32::from(r));
-    let rating = mean_rating(known(g.white_rating), known(g.black_rating));
-    let admitted = Admitted { white_counts: true, black_counts: true, rating };
+    let admitted = Admitted { white_counts: true, black_counts: true, rating: g.mean_rating(), date: g.date };
     let facts = GameFacts::of(white_points, &admitted);
     for &m in g.moves.iter().take(max_ply) {
         push_events(counting, facts, &board, Some(m), out);

@@ -70,7 +70,10 @@ fn every_answer_of_a_damaged_index_is_the_undamaged_one_or_an_error() {
             let f = match (i + ply) % 3 {
                 0 => Filter::default(),
                 1 => Filter { speeds: Some(vec![Speed::Blitz, Speed::Rapid]), ..Filter::default() },
-                _ => Filter { groups: Some(Filter::groups_of(&[1600, 2000])), ..Filter::default() },
+                _ => Filter {
+                    groups: Some(Filter::groups_of([1600, 2000].map(RatingGroup::of_rating))),
+                    ..Filter::default()
+                },
             };
             questions.push(Question::Answer(Box::new(b.clone()), f));
             b.make_move(m);
