@@ -31,7 +31,6 @@ use crate::types::{Color, Move};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path as UrlPath, Query, State as Shared};
 use axum::http::header::{HeaderValue, CONTENT_TYPE};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
@@ -64,7 +63,7 @@ pub struct ExplorerQuery {
 fn position(q: &ExplorerQuery) -> Result<(Board, Option<Opening>), ApiError> {
     if let Some(v) = q.variant.as_deref() {
         if !matches!(v, "standard" | "chess") {
-            return Err(ApiError::bad_request(format!("variant not supported: {v}")));
+            return Err(ApiError::Variant(v.to_string()));
         }
     }
     let mut b = match q.fen.as_deref() {
@@ -73,7 +72,7 @@ fn position(q: &ExplorerQuery) -> Result<(Board, Option<Opening>), ApiError> {
     };
     let mut opening = openings::named(&b);
     for text in list(q.play.as_deref().unwrap_or(""), "play")? {
-        let m = parse_uci(&b, text).ok_or_else(|| ApiError::bad_request(format!("illegal uci: {text}")))?;
+        let m = parse_uci(&b, text).ok_or_else(|| ApiError::IllegalMove(text.to_string()))?;
         b.make_move(m);
         opening = openings::named(&b).or(opening);
     }
@@ -87,24 +86,26 @@ fn parse_uci(b: &Board, text: &str) -> Option<Move> {
 
 /// The items of a comma-separated list, as Lichess reads them: an empty
 /// value is an empty list; an empty item is a 400.
-fn list<'a>(value: &'a str, name: &str) -> Result<Vec<&'a str>, ApiError> {
+fn list<'a>(value: &'a str, name: &'static str) -> Result<Vec<&'a str>, ApiError> {
     if value.is_empty() {
         return Ok(Vec::new());
     }
     let items: Vec<&str> = value.split(',').collect();
     if items.iter().any(|i| i.is_empty()) {
-        return Err(ApiError::bad_request(format!("{name}: an empty item in '{value}'")));
+        return Err(ApiError::bad_param(name, format!("{name}: an empty item in '{value}'")));
     }
     Ok(items)
 }
 
-fn number(v: Option<&str>, name: &str, default: usize) -> Result<usize, ApiError> {
-    v.map_or(Ok(default), |v| v.parse::<usize>().map_err(|_| ApiError::bad_request(format!("{name} must be a count"))))
+fn number(v: Option<&str>, name: &'static str, default: usize) -> Result<usize, ApiError> {
+    v.map_or(Ok(default), |v| {
+        v.parse::<usize>().map_err(|_| ApiError::bad_param(name, format!("{name} must be a count")))
+    })
 }
 
 /// `YYYY-MM` (or `YYYY/MM`) as a month code.
 fn month(v: &str, end: bool, years: bool) -> Result<u16, ApiError> {
-    let bad = || ApiError::bad_request(format!("bad month or year '{v}'"));
+    let bad = || ApiError::bad_param(if end { "until" } else { "since" }, format!("bad month or year '{v}'"));
     let mut parts = v.split(['-', '/']);
     let year: u16 = parts.next().and_then(|y| y.parse().ok()).filter(|y| (1..=9999).contains(y)).ok_or_else(bad)?;
     let m: u8 = match (years, parts.next()) {
@@ -138,14 +139,16 @@ fn filter(q: &ExplorerQuery, kind: Kind, player: bool) -> Result<(Filter, Limits
             f.speeds = Some(
                 list(value, "speeds")?
                     .into_iter()
-                    .map(|s| Speed::parse(s).ok_or_else(|| ApiError::bad_request(format!("unknown speed '{s}'"))))
+                    .map(|s| {
+                        Speed::parse(s).ok_or_else(|| ApiError::bad_param("speeds", format!("unknown speed '{s}'")))
+                    })
                     .collect::<Result<_, _>>()?,
             );
         }
         if let Some(value) = q.ratings.as_deref().filter(|_| kind == Kind::Lichess && !player) {
             let ratings = list(value, "ratings")?
                 .into_iter()
-                .map(|s| s.parse::<u32>().map_err(|_| ApiError::bad_request(format!("bad rating '{s}'"))))
+                .map(|s| s.parse::<u32>().map_err(|_| ApiError::bad_param("ratings", format!("bad rating '{s}'"))))
                 .collect::<Result<Vec<_>, _>>()?;
             f.groups = Some(Filter::groups_of(&ratings));
         }
@@ -172,15 +175,8 @@ fn history(v: Option<&str>) -> Result<bool, ApiError> {
     match v {
         None | Some("false" | "False" | "off" | "0" | "no") => Ok(false),
         Some("true" | "True" | "on" | "1" | "yes") => Ok(true),
-        Some(v) => Err(ApiError::bad_request(format!("history must be true or false, not '{v}'"))),
+        Some(v) => Err(ApiError::bad_param("history", format!("history must be true or false, not '{v}'"))),
     }
-}
-
-/// A 500 for an index error met while answering (logged: the file needs
-/// rebuilding).
-fn index_error(e: impl std::fmt::Display) -> ApiError {
-    tracing::error!("explorer index: {e}");
-    ApiError::internal(format!("explorer index: {e}"))
 }
 
 async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Json<ExplorerAnswer>, ApiError> {
@@ -188,7 +184,7 @@ async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Json<Expl
     let (filter, limits) = filter(&q, kind, false)?;
     let history = kind == Kind::Lichess && history(q.history.as_deref())?;
     let answer = blocking(&s, move |s| shards(s, kind).answer(&board, &filter, limits, kind, history)).await?;
-    let mut answer = answer.map_err(index_error)?;
+    let mut answer = answer?;
     answer.opening = opening;
     Ok(Json(answer))
 }
@@ -227,10 +223,8 @@ async fn game_pgn(s: Arc<State>, id: String, kind: Kind) -> Response {
         Ok(Ok(Some(text))) => {
             ([(CONTENT_TYPE, HeaderValue::from_static("application/x-chess-pgn"))], text).into_response()
         }
-        Ok(Ok(None)) => {
-            ApiError { status: StatusCode::NOT_FOUND, message: "no game with that id".into() }.into_response()
-        }
-        Ok(Err(e)) => index_error(e).into_response(),
+        Ok(Ok(None)) => ApiError::NotFound("no game with that id").into_response(),
+        Ok(Err(e)) => ApiError::from(e).into_response(),
         Err(e) => e.into_response(),
     }
 }
@@ -246,11 +240,15 @@ pub async fn player(Shared(s): Shared<Arc<State>>, q: Result<Query<ExplorerQuery
 
 async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejection>) -> Result<String, ApiError> {
     let q = query(q)?;
-    let name = q.player.clone().filter(|p| !p.is_empty()).ok_or_else(|| ApiError::bad_request("player is required"))?;
+    let name = q
+        .player
+        .clone()
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| ApiError::bad_param("player", "player is required"))?;
     let color = match q.color.as_deref() {
         Some("white") => Color::White,
         Some("black") => Color::Black,
-        _ => return Err(ApiError::bad_request("color must be white or black")),
+        _ => return Err(ApiError::bad_param("color", "color must be white or black")),
     };
     let (board, opening) = position(&q)?;
     // `/player`'s own limits: every move, 8 recent games.
@@ -261,7 +259,7 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
         .map(|v| {
             list(v, "modes")?
                 .into_iter()
-                .map(|m| m.parse::<Mode>().map_err(|e| ApiError::bad_request(e.to_string())))
+                .map(|m| m.parse::<Mode>().map_err(|e| ApiError::bad_param("modes", e.to_string())))
                 .collect()
         })
         .transpose()?;
@@ -273,9 +271,9 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
         moves: q.moves.as_deref().map_or(Ok(usize::MAX), |v| number(Some(v), "moves", 0))?,
         recent_games: number(q.recent_games.as_deref(), "recentGames", 8)?.min(8),
     };
-    let answer = blocking(&s, move |s| s.lichess.player_answer(&board, &asked)).await?.map_err(index_error)?;
+    let answer = blocking(&s, move |s| s.lichess.player_answer(&board, &asked)).await??;
     let answer = PlayerAnswer { opening, ..answer };
-    let mut line = serde_json::to_string(&answer).map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut line = serde_json::to_string(&answer).map_err(|e| ApiError::Encoding(e.to_string()))?;
     line.push('\n');
     Ok(line)
 }
