@@ -23,7 +23,7 @@ use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::openings::{self, Opening};
-use crate::explorer::query::{pgn, ExplorerAnswer, Filter, Kind, Limits, PlayerAnswer, PlayerQuery, Shards};
+use crate::explorer::query::{pgn, ExplorerAnswer, Filter, Kind, Limits, PlayerQuery, Shards};
 use crate::types::Move;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path as UrlPath, Query, State as Shared};
@@ -169,8 +169,8 @@ async fn player_answer(s: Arc<State>, q: Result<Query<ExplorerQuery>, QueryRejec
         moves: q.moves.get()?.unwrap_or(usize::MAX),
         recent_games: q.recent_games.get()?.unwrap_or(8).min(8),
     };
-    let answer = blocking(&s, move |s| s.lichess.player_answer(&board, &asked)).await??;
-    let answer = PlayerAnswer { opening, ..answer };
+    let mut answer = blocking(&s, move |s| s.lichess.player_answer(&board, &asked)).await??;
+    answer.opening = opening;
     let mut line = serde_json::to_string(&answer).map_err(|e| ApiError::Encoding(e.to_string()))?;
     line.push('\n');
     Ok(line)
