@@ -14,7 +14,8 @@
 //! chosen by name) but the site's, which stays inside its folder ([`web`]);
 //! queries longer than [`MAX_QUERY`] bytes and request bodies longer than
 //! [`MAX_BODY`] are refused; bad FENs and unknown books
-//! get a 4xx with `{"error": …}`, never a panic. Books, tables and the
+//! get a 4xx with `{"error": …}`, never a panic: every failure is one kind
+//! of [`ApiError`], which chooses its status. Books, tables and the
 //! saved table are opened once at start through the project's own layers
 //! and shared read-only by every request.
 //!
@@ -30,11 +31,14 @@
 mod answers;
 mod api;
 mod batch;
+mod error;
 mod explorer;
 mod lenient;
 pub mod lichess;
 mod live;
 pub mod web;
+
+pub use error::ApiError;
 
 use crate::book::format::learn;
 use crate::book::play::{self, Book};
@@ -44,11 +48,10 @@ use crate::tt::TranspositionTable;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::handler::Handler;
 use axum::http::header::{HeaderValue, ACCESS_CONTROL_ALLOW_ORIGIN};
-use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
-use axum::{Json, Router};
+use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use std::net::SocketAddr;
@@ -251,16 +254,13 @@ where
     T: Send + 'static,
     F: FnOnce(&State) -> T + Send + 'static,
 {
-    let unavailable = |what: String| ApiError { status: StatusCode::SERVICE_UNAVAILABLE, message: what };
-    let permit =
-        Arc::clone(&state.jobs).acquire_owned().await.map_err(|_| unavailable("the service is stopping".into()))?;
+    let permit = Arc::clone(&state.jobs).acquire_owned().await.map_err(|_| ApiError::Stopping)?;
     let state = Arc::clone(state);
-    tokio::task::spawn_blocking(move || {
+    Ok(tokio::task::spawn_blocking(move || {
         let _permit = permit;
         job(&state)
     })
-    .await
-    .map_err(|e| ApiError::internal(format!("the lookup failed: {e}")))
+    .await?)
 }
 
 /// A book's name: its file name (what `book=` chooses).
@@ -429,42 +429,18 @@ async fn page() -> Html<&'static str> {
     Html(include_str!("serve/page.html"))
 }
 
-/// An error answer: a status and `{"error": message}`.
-#[derive(Debug)]
-pub struct ApiError {
-    pub status: StatusCode,
-    pub message: String,
-}
-
-impl ApiError {
-    pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, message: message.into() }
-    }
-
-    pub fn internal(message: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message: message.into() }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.status, Json(serde_json::json!({ "error": self.message }))).into_response()
-    }
-}
-
 async fn not_found() -> ApiError {
-    ApiError { status: StatusCode::NOT_FOUND, message: "no such route".into() }
+    ApiError::NotFound("no such route")
 }
 
 async fn method_not_allowed() -> ApiError {
-    ApiError { status: StatusCode::METHOD_NOT_ALLOWED, message: "only GET is served (and POST /standard)".into() }
+    ApiError::MethodNotAllowed
 }
 
 /// Refuses long query strings before any handler reads them.
 async fn limit_query(request: Request, next: Next) -> Response {
     if request.uri().query().map_or(0, str::len) > MAX_QUERY {
-        let message = format!("query longer than {MAX_QUERY} bytes");
-        return ApiError { status: StatusCode::URI_TOO_LONG, message }.into_response();
+        return ApiError::QueryTooLong(MAX_QUERY).into_response();
     }
     next.run(request).await
 }
@@ -474,10 +450,7 @@ async fn limit_query(request: Request, next: Next) -> Response {
 async fn time_limit(seconds: u64, request: Request, next: Next) -> Response {
     match tokio::time::timeout(Duration::from_secs(seconds), next.run(request)).await {
         Ok(response) => response,
-        Err(_) => {
-            ApiError { status: StatusCode::SERVICE_UNAVAILABLE, message: format!("not answered within {seconds} s") }
-                .into_response()
-        }
+        Err(_) => ApiError::Timeout(seconds).into_response(),
     }
 }
 

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 pub mod player;
-pub use player::{PlayerAnswer, PlayerMove, PlayerQuery};
+pub use player::PlayerQuery;
 
 /// Which cells a query takes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -114,13 +114,20 @@ pub struct GameAnswer {
     pub month: Option<Month>,
 }
 
-/// One move of an answer.
+/// One move of an answer: `/lichess` and `/masters` give its
+/// `averageRating`, `/player` its `averageOpponentRating` and
+/// `performance` (both left out when no opponent's rating is known).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MoveAnswer {
     pub uci: String,
     pub san: String,
-    #[serde(rename = "averageRating")]
-    pub average_rating: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub average_rating: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub average_opponent_rating: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub performance: Option<i64>,
     pub white: u64,
     pub draws: u64,
     pub black: u64,
@@ -128,21 +135,57 @@ pub struct MoveAnswer {
     pub opening: Option<Opening>,
 }
 
-/// The answer for a position (`GET /lichess`, `/masters`).
+impl MoveAnswer {
+    /// `mv` from `board`, with its counts and its one game; no rating
+    /// field.
+    pub fn new(board: &Board, mv: Move, s: &Stats, game: Option<GameAnswer>) -> MoveAnswer {
+        let mut after = board.clone();
+        let san = after.move_to_san(mv);
+        after.make_move(mv);
+        MoveAnswer {
+            uci: uci_string(mv, true),
+            san,
+            average_rating: None,
+            average_opponent_rating: None,
+            performance: None,
+            white: s.white,
+            draws: s.draws,
+            black: s.black,
+            game,
+            opening: openings::named(&after),
+        }
+    }
+}
+
+/// The mean of the known ratings counted in `s` (none known: `None`).
+pub fn mean_rating(s: &Stats) -> Option<f64> {
+    (s.rated > 0).then(|| s.rating_sum as f64 / s.rated as f64)
+}
+
+/// The answer of the three routes (lila-openingexplorer's
+/// `ExplorerResponse`): `GET /lichess` has `recentGames`, `topGames` and,
+/// asked for, `history`; `/masters` `topGames`; `/player` (one NDJSON
+/// line) `recentGames` and `queuePosition`. A field a route does not give
+/// is left out; the others in this order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ExplorerAnswer {
     pub white: u64,
     pub draws: u64,
     pub black: u64,
     pub moves: Vec<MoveAnswer>,
-    #[serde(rename = "recentGames", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub recent_games: Option<Vec<GameAnswer>>,
-    #[serde(rename = "topGames")]
-    pub top_games: Vec<GameAnswer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_games: Option<Vec<GameAnswer>>,
+    /// The caller's: the last named along `fen` and `play`.
     pub opening: Option<Opening>,
     /// `history=true`: the admitted games' results month by month.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<HistoryMonth>>,
+    /// `/player`'s: always 0 (nothing is queued here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<u32>,
 }
 
 /// An index opened for answers, with its strings.
@@ -341,23 +384,12 @@ impl Shards {
         moves.truncate(limits.moves);
         let mut answer_moves = Vec::with_capacity(moves.len());
         for (mv, s, only) in moves {
-            let mut after = board.clone();
-            let san = after.move_to_san(mv);
-            after.make_move(mv);
             let game = match only {
                 Some((si, g)) if s.games() == 1 && wants_games => Some(self.game_answer(si, g, None, kind)?),
                 _ => None,
             };
-            answer_moves.push(MoveAnswer {
-                uci: uci(mv),
-                san,
-                average_rating: if s.rated == 0 { 0 } else { (s.rating_sum as f64 / s.rated as f64).round() as u64 },
-                white: s.white,
-                draws: s.draws,
-                black: s.black,
-                game,
-                opening: openings::named(&after),
-            });
+            let average_rating = Some(mean_rating(&s).map_or(0, |r| r.round() as u64));
+            answer_moves.push(MoveAnswer { average_rating, ..MoveAnswer::new(board, mv, &s, game) });
         }
         let (top, recent) = games.choose(limits);
         let listed = |list: Vec<Candidate>| -> Result<Vec<GameAnswer>, ExplorerError> {
@@ -369,9 +401,10 @@ impl Shards {
             black: totals.black,
             moves: answer_moves,
             recent_games: if masters { None } else { Some(listed(recent)?) },
-            top_games: listed(top)?,
+            top_games: Some(listed(top)?),
             opening: None,
             history: months.map(|m| history_of(m, filter)),
+            queue_position: None,
         })
     }
 

@@ -64,7 +64,7 @@ impl Format {
                 ciborium::into_writer(value, &mut bytes).map(|()| bytes).map_err(|e| e.to_string())
             }
         };
-        encoded.map_err(|e| ApiError::internal(format!("encoding the answer: {e}")))
+        encoded.map_err(ApiError::Encoding)
     }
 
     /// The answer `body` (encoded in this format) with its content type.

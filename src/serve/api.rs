@@ -9,7 +9,6 @@ use crate::search::table_line;
 use crate::types::Move;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
-use axum::http::StatusCode;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -34,12 +33,12 @@ pub struct BookQuery {
 
 /// The board of a query, or a 400 that says what is wrong.
 pub fn board(fen: &str, chess960: bool) -> Result<Board, ApiError> {
-    Board::from_fen(fen.trim(), chess960).map_err(|e| ApiError::bad_request(format!("bad FEN '{fen}': {e}")))
+    Board::from_fen(fen.trim(), chess960).map_err(|e| ApiError::bad_fen(fen, e))
 }
 
 /// The query, or a 400 that says what is missing.
 pub fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
-    q.map(|Query(t)| t).map_err(|e| ApiError::bad_request(e.body_text()))
+    Ok(q?.0)
 }
 
 type Answer = Result<Json<Value>, ApiError>;
@@ -90,7 +89,7 @@ pub async fn book(
     let mut b = board(&q.fen, q.chess960)?;
     if let Some(name) = &q.book {
         if !s.books.iter().any(|nb| &nb.name == name) {
-            return Err(ApiError { status: StatusCode::NOT_FOUND, message: format!("no book named '{name}'") });
+            return Err(ApiError::UnknownBook(name.clone()));
         }
     }
     let answer = blocking(&s, move |s| {

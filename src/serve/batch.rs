@@ -28,7 +28,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State as Shared};
 use axum::http::header::{HeaderValue, CONTENT_TYPE};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use std::sync::Arc;
@@ -65,14 +65,11 @@ pub async fn standard(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let format = format(&headers)?;
-    let body = body.map_err(|e| ApiError { status: e.status(), message: e.body_text() })?;
-    let text = std::str::from_utf8(&body).map_err(|e| ApiError::bad_request(format!("the body is not UTF-8: {e}")))?;
+    let body = body?;
+    let text = std::str::from_utf8(&body)?;
     let lines: Vec<String> = text.lines().map(str::to_owned).collect();
     if lines.len() > MAX_BATCH_LINES {
-        return Err(ApiError {
-            status: StatusCode::PAYLOAD_TOO_LARGE,
-            message: format!("{} lines: a batch holds at most {MAX_BATCH_LINES}", lines.len()),
-        });
+        return Err(ApiError::TooManyLines { lines: lines.len(), max: MAX_BATCH_LINES });
     }
     let mut out = Vec::new();
     let mut lines = lines.into_iter();
@@ -81,10 +78,7 @@ pub async fn standard(
         if chunk.is_empty() {
             break;
         }
-        let lane = Arc::clone(&s.batch_lanes).acquire_owned().await.map_err(|_| ApiError {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            message: "the service is stopping".into(),
-        })?;
+        let lane = Arc::clone(&s.batch_lanes).acquire_owned().await.map_err(|_| ApiError::Stopping)?;
         let answers = blocking(&s, move |s| chunk.iter().map(|fen| line(s, fen, format)).collect::<Vec<_>>()).await?;
         drop(lane);
         for answer in answers {
@@ -111,6 +105,6 @@ fn line(s: &State, fen: &str, format: Format) -> Bytes {
     };
     answer.unwrap_or_else(|e| {
         // A struct of one string always encodes.
-        Bytes::from(format.encode(&LineError { error: e.message }).unwrap_or_default())
+        Bytes::from(format.encode(&LineError { error: e.to_string() }).unwrap_or_default())
     })
 }

@@ -31,17 +31,14 @@ use crate::types::Color;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// The format of a request, or its 406.
 pub fn format(headers: &HeaderMap) -> Result<Format, ApiError> {
-    Format::negotiate(headers).ok_or_else(|| ApiError {
-        status: StatusCode::NOT_ACCEPTABLE,
-        message: "only application/json and application/cbor are served".into(),
-    })
+    Format::negotiate(headers).ok_or(ApiError::NotAcceptable)
 }
 
 /// The query of lila-tablebase: `fen`, and `dtc` (accepted, ignored: no
@@ -55,14 +52,7 @@ pub struct TablebaseQuery {
 
 /// The board of a Lichess request, or its 400.
 pub fn lichess_board(fen: &str) -> Result<Board, ApiError> {
-    super::lenient::board(fen).map_err(|e| ApiError::bad_request(format!("bad FEN '{fen}': {e}")))
-}
-
-/// A table that cannot be read is the server's failure (500); a position
-/// outside the tables is the client's (404).
-fn tb_error(e: TbError) -> ApiError {
-    let status = if e.is_failure() { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::NOT_FOUND };
-    ApiError { status, message: e.to_string() }
+    super::lenient::board(fen).map_err(|e| ApiError::bad_fen(fen, e))
 }
 
 /// `GET /standard?fen=` (and `/api/tablebase`): every legal move ranked,
@@ -88,7 +78,7 @@ pub async fn standard(
 /// `board`'s `/standard` answer encoded in `format`, probed here (a
 /// blocking thread) and kept in the state's cache under `key`.
 pub fn probe_standard(s: &State, mut board: Board, key: Option<AnswerKey>, format: Format) -> Result<Bytes, ApiError> {
-    let answer: TablebaseAnswer = s.tb.probe_moves(&mut board).map(|r| r.answer()).map_err(tb_error)?;
+    let answer: TablebaseAnswer = s.tb.probe_moves(&mut board).map(|r| r.answer())?;
     let body = Bytes::from(format.encode(&answer)?);
     if let Some(key) = key {
         s.answers.insert(key, body.clone());
@@ -106,13 +96,13 @@ pub async fn mainline(
     let format = format(&headers)?;
     let board = lichess_board(&query(q)?.fen)?;
     let answer: Result<MainlineAnswer, TbError> = blocking(&s, move |s| s.tb.mainline(&board)).await?;
-    Ok(format.respond(&answer.map_err(tb_error)?))
+    Ok(format.respond(&answer?))
 }
 
 /// `/atomic`, `/antichess` and their mainlines: the variants lila-tablebase
 /// also serves, not served here.
 pub async fn variant() -> ApiError {
-    ApiError::bad_request("variant not supported: only /standard is served")
+    ApiError::Variant("only /standard is served".into())
 }
 
 /// The query of Lichess's cloud evaluation.
@@ -168,17 +158,14 @@ pub async fn cloud_eval(
     let format = format(&headers)?;
     let q = query(q)?;
     if !(1..=5).contains(&q.multi_pv) {
-        return Err(ApiError::bad_request("multiPv must be 1 to 5"));
+        return Err(ApiError::bad_param("multiPv", "multiPv must be 1 to 5"));
     }
     if q.variant.as_deref().is_some_and(|v| v != "standard" && v != "chess") {
-        return Err(ApiError::bad_request("variant not supported: only standard"));
+        return Err(ApiError::Variant("only standard".into()));
     }
     let board = lichess_board(&q.fen)?;
     let eval = blocking(&s, move |s| saved_eval(s, &board)).await?;
-    eval.map(|e| format.respond(&e)).ok_or_else(|| ApiError {
-        status: StatusCode::NOT_FOUND,
-        message: "No cloud evaluation available for that position".into(),
-    })
+    eval.map(|e| format.respond(&e)).ok_or(ApiError::NotFound("No cloud evaluation available for that position"))
 }
 
 /// The saved table's line for `board`, if it holds one.

@@ -22,7 +22,6 @@ use crate::search::{InfoLine, Limits, Reporter, SearchConfig, SearchEvent, Searc
 use crate::tt::Bound;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as Shared};
-use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -63,14 +62,13 @@ fn start(s: &State, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Re
     let q = query(q)?;
     let b = board(&q.fen, q.chess960)?;
     if !(1..=MAX_MULTIPV).contains(&q.multipv) {
-        return Err(ApiError::bad_request(format!("multipv must be 1 to {MAX_MULTIPV}")));
+        return Err(ApiError::bad_param("multipv", format!("multipv must be 1 to {MAX_MULTIPV}")));
     }
     if b.legal_moves().is_empty() {
-        return Err(ApiError::bad_request("no legal move to search"));
+        return Err(ApiError::NoLegalMove);
     }
     let Ok(permit) = s.slots.clone().try_acquire_owned() else {
-        let message = format!("all {} search slots are busy; try again later", s.searches);
-        return Err(ApiError { status: StatusCode::TOO_MANY_REQUESTS, message });
+        return Err(ApiError::Busy(s.searches));
     };
     // Events, then `None`: the stream ends there (the watcher's sender
     // keeps the channel open until the response is dropped).
@@ -100,7 +98,7 @@ fn start(s: &State, q: Result<Query<AnalyseQuery>, QueryRejection>) -> Result<Re
         let _ = tx.send(None);
     });
     if let Err(e) = spawned {
-        return Err(ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message: format!("no search thread: {e}") });
+        return Err(ApiError::NoThread(e));
     }
     let stream = UnboundedReceiverStream::new(rx).map_while(|event| event).map(Ok::<Event, Infallible>);
     // A comment every half second: writing to a client that went away

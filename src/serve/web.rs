@@ -20,7 +20,6 @@
 use super::{blocking, ApiError, State};
 use axum::extract::{Path as UrlPath, State as Shared};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -101,9 +100,8 @@ pub async fn file(state: Shared<Arc<State>>, UrlPath(request): UrlPath<String>) 
 }
 
 async fn serve(Shared(state): Shared<Arc<State>>, request: String) -> Response {
-    let missing = || ApiError { status: StatusCode::NOT_FOUND, message: "no such file".into() }.into_response();
     if state.web.is_none() {
-        return ApiError { status: StatusCode::NOT_FOUND, message: "no site (serve --web DIR)".into() }.into_response();
+        return ApiError::NotFound("no site (serve --web DIR)").into_response();
     }
     let read = blocking(&state, move |s| {
         let root = s.web.as_deref()?;
@@ -115,7 +113,7 @@ async fn serve(Shared(state): Shared<Arc<State>>, request: String) -> Response {
             let headers = [(CONTENT_TYPE, kind), (CACHE_CONTROL, "no-cache"), (X_CONTENT_TYPE_OPTIONS, "nosniff")];
             (headers, bytes).into_response()
         }
-        Ok(None) => missing(),
+        Ok(None) => ApiError::NotFound("no such file").into_response(),
         Err(e) => e.into_response(),
     }
 }

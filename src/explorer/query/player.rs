@@ -12,17 +12,16 @@
 //!   by games, then UCI (castling king takes rook), the first `moves`;
 //! * recent games: the newest, by month, then place in the indexes, the
 //!   first `recent_games`;
-//! * `opening` is the caller's (as [`super::ExplorerAnswer`]'s);
-//!   `queuePosition` is always 0 (nothing is queued here).
+//! * the answer is an [`ExplorerAnswer`] with `recentGames` and
+//!   `queuePosition` (always 0: nothing is queued here); its `opening` is
+//!   the caller's.
 
-use super::{game_answer, Filter, GameAnswer, Kind, Shards};
+use super::{game_answer, mean_rating, ExplorerAnswer, Filter, Kind, MoveAnswer, Shards};
 use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::index::{ExplorerError, Stats};
 use crate::explorer::model::Mode;
-use crate::explorer::openings::{self, Opening};
 use crate::types::{Color, Move};
-use serde::Serialize;
 
 /// What `/player` asks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,37 +36,6 @@ pub struct PlayerQuery {
     pub moves: usize,
     /// How many recent games the answer lists.
     pub recent_games: usize,
-}
-
-/// One move of the player answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PlayerMove {
-    pub uci: String,
-    pub san: String,
-    /// Both left out when no opponent's rating is known, as Lichess does.
-    #[serde(rename = "averageOpponentRating", skip_serializing_if = "Option::is_none")]
-    pub average_opponent_rating: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub performance: Option<i64>,
-    pub white: u64,
-    pub draws: u64,
-    pub black: u64,
-    pub game: Option<GameAnswer>,
-    pub opening: Option<Opening>,
-}
-
-/// The player answer (`GET /player`, one NDJSON line).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PlayerAnswer {
-    pub white: u64,
-    pub draws: u64,
-    pub black: u64,
-    pub moves: Vec<PlayerMove>,
-    #[serde(rename = "recentGames")]
-    pub recent_games: Vec<GameAnswer>,
-    pub opening: Option<Opening>,
-    #[serde(rename = "queuePosition")]
-    pub queue_position: u32,
 }
 
 /// FIDE's table of rating differences `dp` by percentage score 0..=50
@@ -102,7 +70,7 @@ type ByMove = Vec<(Move, Stats, Vec<usize>)>;
 impl Shards {
     /// The player answer for `board` (see the module doc); its `opening`
     /// is left `None` for the caller.
-    pub fn player_answer(&self, board: &Board, q: &PlayerQuery) -> Result<PlayerAnswer, ExplorerError> {
+    pub fn player_answer(&self, board: &Board, q: &PlayerQuery) -> Result<ExplorerAnswer, ExplorerError> {
         let games = self.games_of(&q.name, q.color)?;
         let max_ply = self.shards.first().map_or(50, |sh| sh.index.max_ply());
         let key = board.key_legal_ep();
@@ -138,22 +106,14 @@ impl Shards {
         let moves = by_move
             .iter()
             .map(|(m, st, list)| {
-                let mut after = board.clone();
-                let san = after.move_to_san(*m);
-                after.make_move(*m);
-                let avg = (st.rated > 0).then(|| st.rating_sum as f64 / st.rated as f64);
+                let avg = mean_rating(st);
                 let wins = if q.color == Color::White { st.white } else { st.black };
                 let points = wins as f64 + 0.5 * st.draws as f64;
-                PlayerMove {
-                    uci: uci(*m),
-                    san,
+                let game = (list.len() == 1).then(|| game_answer(&games[list[0]], None, Kind::Lichess));
+                MoveAnswer {
                     average_opponent_rating: avg.map(|a| a.round() as u64),
                     performance: avg.map(|a| performance(a, points, st.games())),
-                    white: st.white,
-                    draws: st.draws,
-                    black: st.black,
-                    game: (list.len() == 1).then(|| game_answer(&games[list[0]], None, Kind::Lichess)),
-                    opening: openings::named(&after),
+                    ..MoveAnswer::new(board, *m, st, game)
                 }
             })
             .collect();
@@ -164,14 +124,16 @@ impl Shards {
             .take(q.recent_games)
             .map(|&(gi, m)| game_answer(&games[gi], Some(uci(m)), Kind::Lichess))
             .collect();
-        Ok(PlayerAnswer {
+        Ok(ExplorerAnswer {
             white: totals.white,
             draws: totals.draws,
             black: totals.black,
             moves,
-            recent_games,
+            recent_games: Some(recent_games),
+            top_games: None,
             opening: None,
-            queue_position: 0,
+            history: None,
+            queue_position: Some(0),
         })
     }
 }
