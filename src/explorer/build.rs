@@ -60,7 +60,7 @@ use crate::input::InputError;
 use crate::pgn::pipeline::{read_inputs, Job, Meter, Observer, Progress};
 use crate::pgn::{for_each_game, GameSource, GameView, ReplayError};
 use crate::spill::SpillError;
-use crate::spill::{bucket_of, Buckets, Encoding};
+use crate::spill::{bucket_of, Buckets, Encoding, Grouped};
 use crate::types::{Color, Move};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -195,23 +195,48 @@ pub enum ExplorerBuildError {
 
 /// A position visit: the position's key, the game (its number in the
 /// index), the ply at which the game reached it and the move played from
-/// it. 16 bytes in a spill file: key, game (u32), ply (u8), move (u16), 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// it, with what the counting needs of the game ([`Facts`]): so nothing of
+/// a game stays in memory once its visits are held, and they are spilled
+/// with them. 24 bytes in a spill file (32 in a masters index's): key,
+/// game (u32), ply (u8), move (u16), cell (24 bits), outcome (u8), the
+/// mover's rating (u16), 3 zero bytes; masters: the game's rank (u64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Visit {
     pub key: u64,
     pub game: u32,
     pub ply: u8,
     pub mv: u16,
+    pub cell: Cell,
+    pub outcome: Outcome,
+    /// The mover's rating, a missing one taken from the other player (0:
+    /// neither known).
+    pub rating: u16,
+    /// Masters: the game's rank ([`GameRecord::masters_rank`]); else 0.
+    pub rank: u64,
 }
 
+impl Default for Visit {
+    fn default() -> Visit {
+        Visit { key: 0, game: 0, ply: 0, mv: 0, cell: Cell(0), outcome: Outcome::White, rating: 0, rank: 0 }
+    }
+}
+
+/// How visits are held and spilled: a masters index's keep their game's
+/// rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Visits;
+struct Visits {
+    masters: bool,
+}
 
 impl Encoding for Visits {
     type Item = Visit;
 
     fn item_len(self) -> usize {
-        16
+        if self.masters {
+            32
+        } else {
+            24
+        }
     }
 
     #[inline]
@@ -225,24 +250,46 @@ impl Encoding for Visits {
         out[8..12].copy_from_slice(&v.game.to_le_bytes());
         out[12] = v.ply;
         out[13..15].copy_from_slice(&v.mv.to_le_bytes());
-        out[15] = 0;
+        out[15..18].copy_from_slice(&v.cell.0.to_le_bytes()[..3]);
+        out[18] = v.outcome as u8;
+        out[19..21].copy_from_slice(&v.rating.to_le_bytes());
+        out[21..24].fill(0);
+        if self.masters {
+            out[24..32].copy_from_slice(&v.rank.to_le_bytes());
+        }
     }
 
     fn decode(self, bytes: &[u8], bucket: usize, level: u8, out: &mut Vec<Visit>) -> Result<(), usize> {
-        out.reserve(bytes.len() / 16);
-        for (i, b) in bytes.chunks_exact(16).enumerate() {
+        let len = self.item_len();
+        out.reserve(bytes.len() / len);
+        for (i, b) in bytes.chunks_exact(len).enumerate() {
             let le8 = |s: &[u8]| s.iter().rev().fold(0u64, |a, &x| a << 8 | u64::from(x));
-            let v = Visit { key: le8(&b[..8]), game: le8(&b[8..12]) as u32, ply: b[12], mv: le8(&b[13..15]) as u16 };
-            if bucket_of(v.key, level) != bucket || b[15] != 0 {
+            let outcome = Outcome::from_u8(b[18]);
+            let v = Visit {
+                key: le8(&b[..8]),
+                game: le8(&b[8..12]) as u32,
+                ply: b[12],
+                mv: le8(&b[13..15]) as u16,
+                cell: Cell(le8(&b[15..18]) as u32),
+                outcome: outcome.unwrap_or_default(),
+                rating: le8(&b[19..21]) as u16,
+                rank: if self.masters { le8(&b[24..32]) } else { 0 },
+            };
+            if bucket_of(v.key, level) != bucket || outcome.is_none() || b[21..24] != [0; 3] {
                 return Err(i);
             }
             out.push(v);
         }
         Ok(())
     }
+
+    /// Held encoded: 24 bytes a visit rather than 32.
+    fn holds_encoded(self) -> bool {
+        true
+    }
 }
 
-/// What the counting needs of a game, kept in memory for every game.
+/// What the counting needs of a game, given to each of its visits.
 #[derive(Clone, Copy, Debug)]
 struct Facts {
     cell: Cell,
@@ -250,13 +297,22 @@ struct Facts {
     /// Ratings with a missing one taken from the other player (0: neither known).
     white: u16,
     black: u16,
+    /// Masters: the game's rank ([`GameRecord::masters_rank`]); else 0.
+    rank: u64,
 }
 
 impl Facts {
     fn of(g: &GameRecord, masters: bool) -> Facts {
         let (w, b) = (g.white_rating, g.black_rating);
         let (white, black) = (if w == 0 { b } else { w }, if b == 0 { w } else { b });
-        Facts { cell: g.cell_of(masters), outcome: g.outcome, white, black }
+        let rank = if masters { g.masters_rank() } else { 0 };
+        Facts { cell: g.cell_of(masters), outcome: g.outcome, white, black, rank }
+    }
+
+    /// The visit of the game's position `key` at `ply`, left by `mv`.
+    fn visit(&self, game: u32, (key, ply, mv): (u64, u8, u16)) -> Visit {
+        let rating = if mover_of(ply) == Color::White { self.white } else { self.black };
+        Visit { key, game, ply, mv, cell: self.cell, outcome: self.outcome, rating, rank: self.rank }
     }
 }
 
@@ -492,26 +548,31 @@ struct Batch {
 struct Indexer {
     writer: ExplorerWriter,
     ids: HashSet<[u8; 8]>,
-    facts: Vec<Facts>,
-    /// Masters: each game's rank ([`GameRecord::masters_rank`]).
-    ranks: Vec<u64>,
     visits: Buckets<Visits>,
-    scratch: Vec<Visit>,
+    /// The visits of the games since the last batch was held, and scratch
+    /// for grouping them; a batch written to a spill file, for its room.
+    pending: Vec<Visit>,
+    aux: Vec<Visit>,
+    spare: Option<Grouped<Visits>>,
     masters: bool,
     summary: ExplorerSummary,
 }
 
+/// Visits gathered before they are held as one batch.
+const BATCH_VISITS: usize = 1 << 16;
+
 impl Indexer {
     fn new(out: &Path, options: &ExplorerOptions, temp: &Path) -> Result<Indexer, ExplorerBuildError> {
-        // A quarter of the budget for held visits (16 bytes each).
-        let limit = (options.memory_mb.max(1) << 20) / 4 / 16;
+        let encoding = Visits { masters: options.masters };
+        // A quarter of the budget for held visits.
+        let limit = (options.memory_mb.max(1) << 20) / 4 / encoding.item_len();
         Ok(Indexer {
             writer: ExplorerWriter::create(out, options.max_ply, kept_per_cell(options.masters))?,
             ids: HashSet::new(),
-            facts: Vec::new(),
-            ranks: Vec::new(),
-            visits: Buckets::new(0, Visits, limit, temp, "visits".to_string()),
-            scratch: Vec::new(),
+            visits: Buckets::new(0, encoding, limit, temp, "visits".to_string()),
+            pending: Vec::new(),
+            aux: Vec::new(),
+            spare: None,
             masters: options.masters,
             summary: ExplorerSummary::default(),
         })
@@ -529,15 +590,24 @@ impl Indexer {
             return Ok(());
         }
         let game = self.writer.game(record, packed)?;
-        self.facts.push(Facts::of(record, self.masters));
-        if self.masters {
-            self.ranks.push(record.masters_rank());
-        }
-        self.scratch.clear();
-        self.scratch.extend(visits.map(|(key, ply, mv)| Visit { key, game, ply, mv }));
-        self.summary.events += self.scratch.len() as u64;
+        let facts = Facts::of(record, self.masters);
+        let before = self.pending.len();
+        self.pending.extend(visits.map(|v| facts.visit(game, v)));
+        self.summary.events += (self.pending.len() - before) as u64;
         self.summary.indexed += 1;
-        self.visits.push(&self.scratch)?;
+        if self.pending.len() >= BATCH_VISITS {
+            self.hold_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Holds the pending visits as one batch grouped by bucket.
+    fn hold_pending(&mut self) -> Result<(), ExplorerBuildError> {
+        let mut batch = self.spare.take().unwrap_or_default();
+        batch.fill(&mut self.pending, &mut self.aux, Visits { masters: self.masters });
+        self.pending.clear();
+        // One written batch kept for its room; the others' freed.
+        self.spare = self.visits.push_grouped(batch)?.pop();
         Ok(())
     }
 
@@ -545,18 +615,19 @@ impl Indexer {
     /// are read back in key order and counted by `threads` workers
     /// ([`count_bucket`]), their entries written in that order.
     fn finish(
-        self,
+        mut self,
         options: &ExplorerOptions,
         temp: &Path,
         threads: usize,
     ) -> Result<ExplorerSummary, ExplorerBuildError> {
-        let Indexer { mut writer, ids, facts, ranks, visits, masters, mut summary, .. } = self;
+        self.hold_pending()?;
+        let Indexer { mut writer, ids, visits, masters, mut summary, .. } = self;
         drop(ids);
         let spilled = visits.finish(64)?;
         summary.runs = spilled.file_count;
         let tokens = 2 * threads.max(1) + 2;
         // A quarter of the budget for the buckets in flight.
-        let limit = ((options.memory_mb.max(1) << 20) / 4 / 16 / tokens).max(1 << 12);
+        let limit = ((options.memory_mb.max(1) << 20) / 4 / std::mem::size_of::<Visit>() / tokens).max(1 << 12);
         let produce = |feed: &mut crate::ordered::Feed<BucketJob>| {
             // Buckets go out in runs of about RUN_VISITS visits (a job
             // each would cost more in hand-overs than in counting).
@@ -586,13 +657,12 @@ impl Indexer {
                 Err(Feeding::Stopped) => {}
             }
         };
-        let (facts, ranks) = (&facts, &ranks);
         let worker = || {
             move |job: BucketJob, _: &crate::ordered::Spares<()>| match job {
                 BucketJob::Visits(mut run) => {
                     let mut counted = Counted::default();
                     for items in &mut run {
-                        count_bucket(items, facts, ranks, masters, &mut counted);
+                        count_bucket(items, masters, &mut counted);
                     }
                     Ok(counted)
                 }
@@ -656,7 +726,7 @@ struct Counted {
 }
 
 /// Counts the visits of one bucket (in game order) into `out`.
-fn count_bucket(items: &mut [Visit], facts: &[Facts], ranks: &[u64], masters: bool, out: &mut Counted) {
+fn count_bucket(items: &mut [Visit], masters: bool, out: &mut Counted) {
     // Game numbers rise in input order: by key, then game, is by key in
     // input order.
     items.sort_unstable_by_key(|v| (v.key, v.game));
@@ -665,7 +735,7 @@ fn count_bucket(items: &mut [Visit], facts: &[Facts], ranks: &[u64], masters: bo
             out.singles.push((only.key, only.game, only.ply));
         } else {
             let before = out.bytes.len();
-            encode_position(&entry_of(group, facts, ranks, masters), &mut out.bytes);
+            encode_position(&entry_of(group, masters), &mut out.bytes);
             out.positions.push((group[0].key, out.bytes.len() - before));
         }
     }
@@ -675,7 +745,7 @@ fn count_bucket(items: &mut [Visit], facts: &[Facts], ranks: &[u64], masters: bo
 /// order; two or more): its games listed when they are few ([`LISTED`]),
 /// else counted by cell, with each cell's kept games (the newest; masters:
 /// those of the year's best).
-fn entry_of(visits: &[Visit], facts: &[Facts], ranks: &[u64], masters: bool) -> PositionEntry {
+fn entry_of(visits: &[Visit], masters: bool) -> PositionEntry {
     let mut moves: Vec<u16> = visits.iter().map(|v| v.mv).collect();
     moves.sort_unstable();
     moves.dedup();
@@ -686,14 +756,11 @@ fn entry_of(visits: &[Visit], facts: &[Facts], ranks: &[u64], masters: bool) -> 
     }
     // (move, cell) → stats and the game when there is one.
     let mut cells: Vec<(usize, Cell, Stats, u32)> = Vec::with_capacity(visits.len());
-    let mut by_cell: Vec<(Cell, u32, usize)> = Vec::with_capacity(visits.len());
+    let mut by_cell: Vec<(Cell, u32, usize, u64)> = Vec::with_capacity(visits.len());
     for v in visits {
-        let f = &facts[v.game as usize];
-        let mover = mover_of(v.ply);
-        let rating = if mover == Color::White { f.white } else { f.black };
         let i = move_index(v.mv);
-        cells.push((i, f.cell, Stats::of_game(f.outcome, rating), v.game));
-        by_cell.push((f.cell, v.game, i));
+        cells.push((i, v.cell, Stats::of_game(v.outcome, v.rating), v.game));
+        by_cell.push((v.cell, v.game, i, v.rank));
     }
     cells.sort_by_key(|c| (c.0, c.1));
     let mut out: Vec<MoveStats> =
@@ -704,22 +771,21 @@ fn entry_of(visits: &[Visit], facts: &[Facts], ranks: &[u64], masters: bool) -> 
         let only = (group.len() == 1).then_some(group[0].3);
         out[group[0].0].cells.push(MoveCell { cell: group[0].1, stats: s, game: only });
     }
-    let rank = |game: u32| ranks.get(game as usize).copied().unwrap_or(0);
     if masters {
         // Each year's best games, each year's cells one after another.
         let year = |c: Cell| c.month().year();
-        by_cell.sort_by_key(|&(cell, game, _)| (year(cell), std::cmp::Reverse(rank(game))));
-        let mut kept: Vec<(Cell, u32, usize)> = Vec::new();
+        by_cell.sort_by_key(|&(cell, _, _, rank)| (year(cell), std::cmp::Reverse(rank)));
+        let mut kept: Vec<(Cell, u32, usize, u64)> = Vec::new();
         for y in by_cell.chunk_by(|a, b| year(a.0) == year(b.0)) {
             kept.extend_from_slice(&y[..y.len().min(MASTERS_GAMES)]);
         }
         by_cell = kept;
     }
-    by_cell.sort_by_key(|&(cell, game, _)| (cell, std::cmp::Reverse(game)));
+    by_cell.sort_by_key(|&(cell, game, _, _)| (cell, std::cmp::Reverse(game)));
     let games = by_cell
         .chunk_by(|a, b| a.0 == b.0)
         .map(|group| {
-            let refs = group.iter().map(|&(_, game, mv)| GameRef { game, mv: mv as u32, rank: rank(game) });
+            let refs = group.iter().map(|&(_, game, mv, rank)| GameRef { game, mv: mv as u32, rank });
             if masters {
                 let mut top: Vec<GameRef> = refs.collect();
                 top.sort_by_key(|r| std::cmp::Reverse(r.rank));

@@ -308,3 +308,32 @@ fn days_from_the_epoch_are_gregorian_dates() {
 }
 
 mod damage;
+
+#[test]
+fn visits_spill_with_their_game_facts_and_damage_is_found() {
+    let v = Visit {
+        key: 0x8123_4567_89ab_cdef,
+        game: 70_000,
+        ply: 49,
+        mv: 0x1234,
+        cell: crate::explorer::index::Cell::new(month_code(2024, 12), Speed::Classical, 15),
+        outcome: Outcome::Draw,
+        rating: 3100,
+        rank: u64::MAX - 1,
+    };
+    let bucket = bucket_of(v.key, 0);
+    for masters in [false, true] {
+        let encoding = Visits { masters };
+        let mut bytes = vec![0u8; encoding.item_len()];
+        encoding.encode(&v, 0, &mut bytes);
+        let mut out = Vec::new();
+        assert_eq!(encoding.decode(&bytes, bucket, 0, &mut out), Ok(()));
+        assert_eq!(out, [Visit { rank: if masters { v.rank } else { 0 }, ..v }]);
+        for (at, byte) in [(18, 3), (22, 1)] {
+            let mut bad = bytes.clone();
+            bad[at] = byte;
+            assert_eq!(encoding.decode(&bad, bucket, 0, &mut Vec::new()), Err(0), "byte {at}");
+        }
+        assert_eq!(encoding.decode(&bytes, bucket ^ 1, 0, &mut Vec::new()), Err(0));
+    }
+}
