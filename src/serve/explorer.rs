@@ -123,7 +123,7 @@ fn filter(q: &ExplorerQuery, kind: Kind, player: bool) -> Result<(Filter, Limits
             f.speeds = Some(
                 list(value, "speeds")?
                     .into_iter()
-                    .map(|s| Speed::parse(s).ok_or_else(|| ApiError::bad_request(format!("unknown speed '{s}'"))))
+                    .map(|s| s.parse::<Speed>().map_err(|_| ApiError::bad_request(format!("unknown speed '{s}'"))))
                     .collect::<Result<_, _>>()?,
             );
         }
