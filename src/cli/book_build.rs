@@ -147,7 +147,7 @@ impl GameFilterArgs {
             .iter()
             .map(|t| {
                 let name = if t.eq_ignore_ascii_case("standard") { "classical" } else { t.as_str() };
-                Speed::parse(name).with_context(|| format!("unknown time control class '{t}'"))
+                name.parse::<Speed>().with_context(|| format!("unknown time control class '{t}'"))
             })
             .collect()
     }
@@ -192,7 +192,7 @@ impl BuildArgs {
         let results = self
             .result
             .iter()
-            .map(|r| parse_result(r).map(String::from).with_context(|| format!("unknown result '{r}'")))
+            .map(|r| parse_result(r).with_context(|| format!("unknown result '{r}'")))
             .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(Filters {
             min_elo_mover: self.min_elo_mover,

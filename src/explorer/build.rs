@@ -38,7 +38,7 @@
 //!   from them ([`crate::explorer::query`] says why). A masters index keeps,
 //!   for each year, the [`MASTERS_GAMES`] games of the position with the
 //!   highest `WhiteElo + BlackElo`, then the highest id
-//!   ([`crate::explorer::model::id_value`]), each in its cell's list with
+//!   ([`GameId::value`]), each in its cell's list with
 //!   that rank: Lichess's masters database keeps just those.
 //!
 //! The index is a function of the sequence of games alone (not of the
@@ -53,8 +53,8 @@ use crate::explorer::index::{
     Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats, PackedMoves,
     PositionEntry, Stats, LISTED,
 };
-use crate::explorer::model::filter::{is_standard, rating, result_of, Filters, Rejection};
-use crate::explorer::model::{mean_rating, GameDate, Outcome, Speed};
+use crate::explorer::model::filter::{is_standard, rating, Filters, Rejection};
+use crate::explorer::model::{mean_rating, GameDate, GameId, Outcome, Speed};
 use crate::input::Input;
 use crate::input::InputError;
 use crate::pgn::pipeline::{read_inputs, Job, Meter, Observer, Progress};
@@ -344,14 +344,9 @@ struct Counts {
 
 /// The id of a game: Lichess's (the 8 letters and digits ending `Site`),
 /// else 8 base-62 digits of a hash of its tags and moves.
-pub fn game_id(view: &GameView) -> [u8; 8] {
-    if let Some(site) = view.tag("Site") {
-        let last = site.trim().trim_end_matches('/').rsplit('/').next().unwrap_or("");
-        if last.len() == 8 && last.bytes().all(|b| b.is_ascii_alphanumeric()) && site.contains('/') {
-            let mut id = [0u8; 8];
-            id.copy_from_slice(last.as_bytes());
-            return id;
-        }
+pub fn game_id(view: &GameView) -> GameId {
+    if let Some(id) = view.tag("Site").and_then(GameId::of_site) {
+        return id;
     }
     let mut text = String::new();
     for (k, v) in view.tags() {
@@ -364,18 +359,7 @@ pub fn game_id(view: &GameView) -> [u8; 8] {
         text.push_str(m);
         text.push(' ');
     }
-    base62(fnv1a64(text.as_bytes()))
-}
-
-/// 8 base-62 digits (0-9, A-Z, a-z) of `h`, most significant first.
-pub fn base62(mut h: u64) -> [u8; 8] {
-    const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    let mut id = [0u8; 8];
-    for d in id.iter_mut().rev() {
-        *d = DIGITS[(h % 62) as usize];
-        h /= 62;
-    }
-    id
+    GameId::from_hash(fnv1a64(text.as_bytes()))
 }
 
 /// Why a game is left out before it is replayed.
@@ -442,7 +426,7 @@ fn civil_from_days(days: u64) -> (u16, u8, u8) {
 /// The record of a game that passes the rules and the filters, into `g`
 /// (its strings' room kept); why it is left out, for one that does not.
 fn record_of(view: &GameView, rules: &Rules, filters: &Filters, g: &mut GameRecord) -> Result<(), Skip> {
-    let outcome = result_of(view).and_then(Outcome::from_token).ok_or(Skip::Result)?;
+    let outcome = Outcome::of_game(view).ok_or(Skip::Result)?;
     if view.tag("FEN").is_some() || view.is_chess960() || !is_standard(view) {
         return Err(Skip::Variant);
     }
@@ -547,7 +531,7 @@ struct Batch {
 /// end counts every position into the index.
 struct Indexer {
     writer: ExplorerWriter,
-    ids: HashSet<[u8; 8]>,
+    ids: HashSet<GameId>,
     visits: Buckets<Visits>,
     /// The visits of the games since the last batch was held, and scratch
     /// for grouping them; a batch written to a spill file, for its room.

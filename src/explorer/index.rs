@@ -71,7 +71,7 @@ use crate::board::Board;
 #[cfg(doc)]
 use crate::codec::hash64;
 use crate::codec::{PathIoError, Truncated};
-use crate::explorer::model::{mean_rating, GameDate, Month, Outcome, RatingGroup, Speed};
+use crate::explorer::model::{mean_rating, GameDate, GameId, Month, Outcome, RatingGroup, Speed};
 use crate::types::{Color, Move};
 use thiserror::Error;
 
@@ -117,7 +117,7 @@ impl Cell {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameRecord {
     /// Lichess's 8-character id, or one made from the game ([`crate::explorer::build`]).
-    pub id: [u8; 8],
+    pub id: GameId,
     pub white: String,
     pub black: String,
     /// 0: unknown.
@@ -160,11 +160,11 @@ impl GameRecord {
     }
 
     /// The order of Lichess's masters database (`WhiteElo + BlackElo`,
-    /// then the id's value: [`crate::explorer::model::id_value`]) as one
+    /// then the id's value: [`GameId::value`]) as one
     /// number, the sum in the top 16 bits.
     pub fn masters_rank(&self) -> u64 {
         let sum = u64::from(self.white_rating) + u64::from(self.black_rating);
-        sum.min(0xffff) << 48 | crate::explorer::model::id_value(&self.id) & ((1 << 48) - 1)
+        sum.min(0xffff) << 48 | self.id.value() & ((1 << 48) - 1)
     }
 
     /// The rating of the player of `color` (0: unknown).

@@ -26,7 +26,7 @@ use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::build::MASTERS_GAMES;
 use crate::explorer::index::{Cell, CellGames, Explorer, ExplorerError, GameRecord, MoveStats, PositionEntry, Stats};
-use crate::explorer::model::{Mode, Month, RatingGroup, Speed};
+use crate::explorer::model::{GameId, Mode, Month, RatingGroup, Speed};
 use crate::types::{Color, Move};
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -100,13 +100,13 @@ pub struct GameAnswer {
     /// The move the game played from the position (in the lists).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uci: Option<String>,
-    pub id: String,
+    pub id: GameId,
     pub winner: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub speed: Option<&'static str>,
+    pub speed: Option<Speed>,
     /// `rated` or `casual` (Lichess's games; from the `Event` tag).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mode: Option<&'static str>,
+    pub mode: Option<Mode>,
     pub white: GamePlayer,
     pub black: GamePlayer,
     pub year: Option<u16>,
@@ -423,7 +423,7 @@ impl Shards {
 
     /// The game with `id` in the first shard that has it.
     pub fn game_by_id(&self, id: &str) -> Result<Option<GameRecord>, ExplorerError> {
-        let Ok(id) = <[u8; 8]>::try_from(id.as_bytes()) else { return Ok(None) };
+        let Ok(id) = id.parse::<GameId>() else { return Ok(None) };
         for s in &self.shards {
             if let Some(i) = s.index.game_by_id(&id)? {
                 return s.index.game(i, &s.strings).map(Some);
@@ -678,14 +678,10 @@ pub fn game_answer(g: &GameRecord, uci: Option<String>, kind: Kind) -> GameAnswe
         |name: &str, rating: u16| GamePlayer { name: name.to_string(), rating: (rating > 0).then_some(rating) };
     GameAnswer {
         uci,
-        id: String::from_utf8_lossy(&g.id).into_owned(),
-        winner: match g.outcome {
-            crate::explorer::model::Outcome::White => Some("white"),
-            crate::explorer::model::Outcome::Black => Some("black"),
-            crate::explorer::model::Outcome::Draw => None,
-        },
-        speed: (kind == Kind::Lichess).then_some(g.speed.name()),
-        mode: (kind == Kind::Lichess).then_some(Mode::of_event(&g.event).name()),
+        id: g.id,
+        winner: g.outcome.winner().map(|c| if c == Color::White { "white" } else { "black" }),
+        speed: (kind == Kind::Lichess).then_some(g.speed),
+        mode: (kind == Kind::Lichess).then(|| Mode::of_event(&g.event)),
         white: player(&g.white, g.white_rating),
         black: player(&g.black, g.black_rating),
         year: (g.date.year > 0).then_some(g.date.year),

@@ -32,7 +32,7 @@ mod output;
 pub(crate) mod pipeline;
 
 pub use self::from_explorer::build_from_explorer;
-pub use crate::explorer::model::filter::{parse_result, rating, result_of, Filters, GameTags, Rejection};
+pub use crate::explorer::model::filter::{parse_result, rating, Filters, GameTags, Rejection};
 pub use crate::explorer::model::parse_day;
 pub use crate::pgn::pipeline::{Observer, Progress};
 

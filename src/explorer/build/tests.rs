@@ -51,8 +51,7 @@ pub(crate) fn lichess_like_pgn(n: usize, seed: u64) -> Vec<String> {
         }
         let mut tags = vec![("Event", "Rated game".to_string())];
         if rng.below(10) > 0 {
-            let id = base62(rng.next_u64());
-            tags.push(("Site", format!("https://lichess.org/{}", String::from_utf8_lossy(&id))));
+            tags.push(("Site", format!("https://lichess.org/{}", GameId::from_hash(rng.next_u64()))));
         }
         let year = 2015 + rng.below(10);
         if rng.below(20) > 0 {

@@ -6,6 +6,7 @@ use super::record::{bits_at, bits_for, decode_game, decode_position};
 use super::{ExplorerError, GameRecord, PositionEntry, BLOCK, BLOCK_SHIFTS, GAME_BLOCK, HEADER_LEN, MAGIC, VERSION};
 use crate::codec::FileBytes as Bytes;
 use crate::codec::{hash64, Fixed, IoAt, Put, Reader, Truncated};
+use crate::explorer::model::GameId;
 use std::path::Path;
 
 /// The header's numbers.
@@ -398,13 +399,13 @@ impl Explorer {
     }
 
     /// The number of the game with `id`, if any (the first when several).
-    pub fn game_by_id(&self, id: &[u8; 8]) -> Result<Option<u32>, ExplorerError> {
+    pub fn game_by_id(&self, id: &GameId) -> Result<Option<u32>, ExplorerError> {
         let base = self.header.sections[3] as usize;
         let number = |j: usize| self.u32_at(base + 4 * j);
         let (mut lo, mut hi) = (0, self.header.games as usize);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if self.id_of(number(mid)?)? < *id {
+            if self.id_of(number(mid)?)? < *id.as_bytes() {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -414,7 +415,7 @@ impl Explorer {
             return Ok(None);
         }
         let n = number(lo)?;
-        Ok((self.id_of(n)? == *id).then_some(n))
+        Ok((self.id_of(n)? == *id.as_bytes()).then_some(n))
     }
 
     /// The stored entry of the position `key`, if it was reached in two

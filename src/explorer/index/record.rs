@@ -20,7 +20,7 @@ use super::{Cell, CellGames, ExplorerError, GameRecord, GameRef, MoveCell, MoveS
 use crate::attacks;
 use crate::board::Board;
 use crate::codec::{Put, Reader};
-use crate::explorer::model::{GameDate, Outcome, Speed};
+use crate::explorer::model::{GameDate, GameId, Outcome, Speed};
 use crate::types::{Bitboard, Color, Move, PieceType, Square};
 
 /// Bits that hold every value below `n` (0 for `n` ≤ 1).
@@ -191,7 +191,7 @@ impl PackedMoves {
 /// A game record's bytes (without its length), its strings numbered by
 /// `string` (White, Black, event, site, round, time control, in turn).
 pub fn encode_game(g: &GameRecord, moves: &PackedMoves, mut string: impl FnMut(&str) -> u64, out: &mut Vec<u8>) {
-    out.put(&g.id);
+    out.put(g.id.as_bytes());
     out.put_varint(string(&g.white));
     out.put_varint(string(&g.black));
     out.put_u16_le(g.white_rating);
@@ -211,7 +211,7 @@ pub fn encode_game(g: &GameRecord, moves: &PackedMoves, mut string: impl FnMut(&
 
 /// Whether the site is Lichess's page of the game (stored as a flag).
 pub(super) fn is_lichess_site(g: &GameRecord) -> bool {
-    g.site.strip_prefix(LICHESS_SITE).is_some_and(|rest| rest.as_bytes() == g.id)
+    g.site.strip_prefix(LICHESS_SITE).is_some_and(|rest| rest.as_bytes() == g.id.as_bytes())
 }
 
 /// A game record of `bytes` (the record after its length, at `base`),
@@ -224,10 +224,8 @@ pub fn decode_game(bytes: &[u8], base: usize, strings: &[String], moves: bool) -
         let i = r.varint().map_err(|_| short(r))?;
         strings.get(i as usize).cloned().ok_or(ExplorerError::corrupt(at, "string number out of range"))
     };
-    let id: [u8; 8] = r.array().map_err(|_| short(&r))?;
-    if !id.iter().all(u8::is_ascii_alphanumeric) {
-        return Err(ExplorerError::corrupt(base, "game id not 8 letters and digits"));
-    }
+    let id = GameId::new(r.array().map_err(|_| short(&r))?)
+        .map_err(|_| ExplorerError::corrupt(base, "game id not 8 letters and digits"))?;
     let white = string(&mut r)?;
     let black = string(&mut r)?;
     let white_rating = r.u16_le().map_err(|_| short(&r))?;
@@ -248,7 +246,7 @@ pub fn decode_game(bytes: &[u8], base: usize, strings: &[String], moves: bool) -
     let event = string(&mut r)?;
     let mut site = string(&mut r)?;
     if flags & 32 != 0 {
-        site = format!("{LICHESS_SITE}{}", String::from_utf8_lossy(&id));
+        site = format!("{LICHESS_SITE}{id}");
     }
     let round = string(&mut r)?;
     let time_control = string(&mut r)?;

@@ -10,7 +10,7 @@ fn game(id: &[u8; 8], sans: &[&str], outcome: Outcome) -> GameRecord {
         b.make_move(m);
     }
     GameRecord {
-        id: *id,
+        id: GameId::new(*id).unwrap(),
         white: "Alice".into(),
         black: "Bob".into(),
         white_rating: 1850,
@@ -90,8 +90,8 @@ fn an_index_round_trips_games_positions_and_singles() {
     assert_eq!(e.games(), 2);
     assert_eq!(e.game(0, &strings).unwrap(), games[0]);
     assert_eq!(e.game(1, &strings).unwrap(), games[1]);
-    assert_eq!(e.game_by_id(b"0000zzzz").unwrap(), Some(1));
-    assert_eq!(e.game_by_id(b"zzzz0000").unwrap(), None);
+    assert_eq!(e.game_by_id(&"0000zzzz".parse().unwrap()).unwrap(), Some(1));
+    assert_eq!(e.game_by_id(&"zzzz0000".parse().unwrap()).unwrap(), None);
     let start = Board::startpos();
     let Some(PositionEntry::Counted { moves, games: cells }) = e.position(start.key_legal_ep()).unwrap() else {
         panic!("the start position is counted")
@@ -352,7 +352,7 @@ proptest! {
             }
             let _ = e.position(Board::startpos().key_legal_ep());
             let _ = e.single(0, &strings);
-            let _ = e.game_by_id(b"abcdEFGH");
+            let _ = e.game_by_id(&"abcdEFGH".parse().unwrap());
         }
     }
 

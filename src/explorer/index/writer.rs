@@ -9,6 +9,7 @@ use super::reader::{single_bits, Header};
 use super::record::{encode_game, encode_position, BitWriter, PackedMoves};
 use super::{GameRecord, PositionEntry, BLOCK, BLOCK_SHIFT, GAME_BLOCK, HEADER_LEN};
 use crate::codec::{IoAt, PathIoError, Put, TempDir};
+use crate::explorer::model::GameId;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, Write};
@@ -53,7 +54,7 @@ pub struct ExplorerWriter {
     top_games: u8,
     string_numbers: HashMap<String, u64>,
     sections: Vec<Section>,
-    ids: Vec<([u8; 8], u32)>,
+    ids: Vec<(GameId, u32)>,
     game_count: u64,
     position_count: u64,
     last_key: Option<u64>,

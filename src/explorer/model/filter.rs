@@ -8,12 +8,12 @@
 //! | `min_plies` | movetext | it has at least N plies |
 //! | `date_from`, `date_to` | `UTCDate`, else `Date` ([`GameDate::of_game`]: the date the explorer files the game under) | every day its date can mean lies in the range (`2023.??.??`, or an unreadable month such as `2023.13.01`, is the whole year) |
 //! | `exclude_variants` | `Variant` | it is standard chess (no tag, `Standard`, `chess`, `Normal`, `From Position`), or Chess960 with `chess960` |
-//! | `results` | `Result`, else the termination marker ([`crate::pgn::outcome`]) | its result is listed |
+//! | `results` | `Result`, else the termination marker ([`PgnResult::of_game`]) | its result is listed |
 //! | `player` (+ `color`) | `White`, `Black` | the name (ASCII case ignored) played it (with that colour) |
 //!
 //! A missing or unreadable tag fails the filter that needs it.
 
-use super::{mean_rating, Day, GameDate, Month, RatingGroup, Speed};
+use super::{mean_rating, Day, GameDate, Month, Outcome, PgnResult, RatingGroup, Speed};
 use crate::pgn::{Game, GameView};
 use crate::types::Color;
 
@@ -64,11 +64,6 @@ pub fn rating(game: &impl GameTags, color: Color) -> Option<u32> {
     game.tag(tag).and_then(|v| v.trim().parse::<u32>().ok()).filter(|&r| r > 0 && r < 10_000)
 }
 
-/// A game's result token ([`crate::pgn::outcome`]).
-pub fn result_of(game: &impl GameTags) -> Option<&str> {
-    crate::pgn::outcome(game.tag("Result"), game.marker()).token
-}
-
 /// Whether the game is standard chess by its `Variant` tag.
 pub fn is_standard(game: &impl GameTags) -> bool {
     match game.tag("Variant") {
@@ -93,8 +88,8 @@ pub struct Filters {
     pub exclude_variants: bool,
     /// With `exclude_variants`: keep Chess960 games.
     pub chess960: bool,
-    /// Result tokens kept (`1-0`, `0-1`, `1/2-1/2`, `*`); empty: all.
-    pub results: Vec<String>,
+    /// Results kept; empty: all.
+    pub results: Vec<PgnResult>,
     pub player: Option<String>,
     /// With `player`: only games where they had this colour.
     pub color: Option<Color>,
@@ -200,7 +195,7 @@ impl Filters {
         if self.exclude_variants && !(is_standard(game) || self.chess960 && game.is_chess960()) {
             return Err(Rejection::Variant);
         }
-        if !self.results.is_empty() && !result_of(game).is_some_and(|r| self.results.iter().any(|k| k == r)) {
+        if !self.results.is_empty() && !PgnResult::of_game(game).is_some_and(|r| self.results.contains(&r)) {
             return Err(Rejection::Result);
         }
         if let Some(name) = &self.player {
@@ -218,15 +213,15 @@ impl Filters {
     }
 }
 
-/// Parses a `--result` value: `1-0`, `0-1`, `1/2-1/2` (or `draw`), `*`,
-/// `white`, `black`.
-pub fn parse_result(text: &str) -> Option<&'static str> {
+/// Parses a `--result` value: `1-0` (or `white`), `0-1` (`black`),
+/// `1/2-1/2` (`draw`, `½-½`), `*` (`unknown`).
+pub fn parse_result(text: &str) -> Option<PgnResult> {
     Some(match text.trim().to_ascii_lowercase().as_str() {
-        "1-0" | "white" => "1-0",
-        "0-1" | "black" => "0-1",
-        "1/2-1/2" | "draw" | "½-½" => "1/2-1/2",
-        "*" | "unknown" => "*",
-        _ => return None,
+        "white" => PgnResult::Decided(Outcome::White),
+        "black" => PgnResult::Decided(Outcome::Black),
+        "draw" | "½-½" => PgnResult::Decided(Outcome::Draw),
+        "*" | "unknown" => PgnResult::Unfinished,
+        token => PgnResult::Decided(token.parse().ok()?),
     })
 }
 
@@ -258,7 +253,8 @@ mod tests {
             ("1800+0", Speed::Classical),
             ("21599+0", Speed::Classical),
             ("21600+0", Speed::Correspondence),
-            ("25200+0", Speed::Correspondence),
+            ("25200+0", Speed::Correspondence), // 7 hours
+            ("25200", Speed::Correspondence),
             ("-", Speed::Correspondence),
             ("?", Speed::Correspondence),
             ("abc", Speed::Correspondence),
@@ -274,6 +270,11 @@ mod tests {
         let g = game(&[("Result", "1-0")], "1. e4 1-0");
         let f = Filters { time_controls: vec![Speed::Correspondence], ..Filters::default() };
         assert!(f.admit(&g).is_ok(), "no TimeControl tag: correspondence");
+        // `--time-control X` (lower case) and `speeds=X` name the same class.
+        for speed in Speed::ALL {
+            assert_eq!(speed.name().parse::<Speed>(), Ok(speed));
+            assert_eq!(speed.name().to_ascii_lowercase().parse::<Speed>(), Ok(speed));
+        }
     }
 
     #[test]
@@ -345,7 +346,7 @@ mod tests {
         assert_eq!(ex.admit(&game(&[("Variant", "Chess960")], "1. e4 *")), Err(Rejection::Variant));
         let c960 = Filters { chess960: true, ..ex };
         assert!(c960.admit(&game(&[("Variant", "Chess960")], "1. e4 *")).is_ok());
-        let res = Filters { results: vec!["1-0".into()], ..Filters::default() };
+        let res = Filters { results: vec![PgnResult::Decided(Outcome::White)], ..Filters::default() };
         assert!(res.admit(&game(&[("Result", "1-0")], "1. e4 1-0")).is_ok());
         assert_eq!(res.admit(&game(&[], "1. e4 0-1")), Err(Rejection::Result));
         let p = Filters { player: Some("carlsen, magnus".into()), color: Some(Color::Black), ..Filters::default() };
@@ -353,6 +354,10 @@ mod tests {
         assert_eq!(p.admit(&game(&[("White", "Carlsen, Magnus"), ("Black", "X")], "1. e4 *")), Err(Rejection::Player));
         let plies = Filters { min_plies: 3, ..Filters::default() };
         assert_eq!(plies.admit(&game(&[], "1. e4 e5 *")), Err(Rejection::Plies));
-        assert_eq!(parse_result("draw"), Some("1/2-1/2"));
+        assert_eq!(parse_result("draw"), Some(PgnResult::Decided(Outcome::Draw)));
+        assert_eq!(parse_result("*"), Some(PgnResult::Unfinished));
+        let unfinished = Filters { results: vec![PgnResult::Unfinished], ..Filters::default() };
+        assert!(unfinished.admit(&game(&[("Result", "*")], "1. e4 *")).is_ok());
+        assert_eq!(unfinished.admit(&game(&[("Result", "?")], "1. e4")), Err(Rejection::Result));
     }
 }

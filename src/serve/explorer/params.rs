@@ -156,7 +156,7 @@ fn play<'de, D: Deserializer<'de>>(d: D) -> Result<Param<Vec<String>>, D::Error>
 }
 
 fn speeds<'de, D: Deserializer<'de>>(d: D) -> Result<Param<Option<Vec<Speed>>>, D::Error> {
-    let speed = |s: &str| Speed::parse(s).ok_or_else(|| format!("unknown speed '{s}'"));
+    let speed = |s: &str| s.parse::<Speed>().map_err(|_| format!("unknown speed '{s}'"));
     param(d, "speeds", |v| list(v, "speeds", speed).map(Some))
 }
 

@@ -25,7 +25,6 @@ use crate::board::{Board, PolyglotBoard};
 use crate::codec::PathIoError;
 use crate::explorer::index::{Explorer, GameRecord};
 use crate::explorer::model::filter::Admitted;
-use crate::explorer::model::Outcome;
 use crate::explorer::query::Filter;
 use crate::pgn::ReplayBoard;
 use std::ops::Range;
@@ -168,11 +167,7 @@ fn rejection(filter: &Filter, g: &GameRecord) -> Option<Rejection> {
 /// The events of a stored game's first `max_ply` plies, replayed on
 /// `board` (which carries the key of the counting).
 fn game_events<B: ReplayBoard>(g: &GameRecord, mut board: B, counting: Counting, max_ply: usize, out: &mut Vec<Event>) {
-    let white_points = match g.outcome {
-        Outcome::White => 2,
-        Outcome::Draw => 1,
-        Outcome::Black => 0,
-    };
+    let white_points = g.outcome.white_points();
     let admitted = Admitted { white_counts: true, black_counts: true, rating: g.mean_rating(), date: g.date };
     let facts = GameFacts::of(white_points, &admitted);
     for &m in g.moves.iter().take(max_ply) {

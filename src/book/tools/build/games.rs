@@ -13,7 +13,8 @@ use super::event::{Counting, Event, HEAD};
 use crate::board::notation::to_polyglot_move;
 use crate::board::{Board, PolyglotBoard};
 use crate::explorer::model::filter::Filters;
-use crate::explorer::model::filter::{result_of, Admitted, GameTags, Rejection};
+use crate::explorer::model::filter::{Admitted, GameTags, Rejection};
+use crate::explorer::model::Outcome;
 use crate::pgn::{for_each_game, Batch, GameSource, GameView, ReplayBoard, ReplayError};
 use crate::types::{Color, Move};
 use std::path::{Path, PathBuf};
@@ -110,12 +111,9 @@ fn count_games<B: ReplayBoard>(
     });
 }
 
+/// White's points (half points); a game without a result counts as a draw.
 fn white_points(game: &impl GameTags) -> u8 {
-    match result_of(game) {
-        Some("1-0") => 2,
-        Some("0-1") => 0,
-        _ => 1,
-    }
+    Outcome::of_game(game).map_or(1, Outcome::white_points)
 }
 
 /// Where a game is replayed: the worker's board, the start position, and
