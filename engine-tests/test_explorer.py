@@ -712,6 +712,24 @@ def test_shards_served_together_answer_as_the_single_index(data, games_host, sha
         assert single.answer(path, params) == shards.answer(path, params), (path, params)
 
 
+def test_kept_answers_equal_those_of_a_service_without_the_cache(data, exe, games_host, tmp_path):
+    """The response cache (on by default): each question asked twice (the second answer kept), and
+    in other words (lists in another order), answers as `--explorer-cache-mb 0`."""
+    queries = lichess_queries(data["games"], seed=53, count=60, filters=LICHESS_FILTERS[::2])
+    queries += lichess_queries(data["masters"], seed=54, count=30, filters=MASTERS_FILTERS, path="/masters")
+    d = data["dir"]
+    with serving(exe, tmp_path / "stderr", "--lichess", d / "games.idx", "--masters", d / "masters.idx",
+                 "--explorer-cache-mb", "0") as off:
+        kept, computed = Client(games_host), Client(off)
+        for path, params in queries:
+            want = computed.answer(path, params)
+            assert want[0] == 200, (path, params, want)
+            assert kept.answer(path, params) == want == kept.answer(path, params), (path, params)
+            other = {k: ",".join(reversed(v.split(","))) if k in ("speeds", "ratings") else v
+                     for k, v in params.items()}
+            assert kept.answer(path, other) == want, (path, other)
+
+
 # -- /masters -----------------------------------------------------------------------
 
 def test_masters_answers_equal_python_chess_counts(data, games_host):

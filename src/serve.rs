@@ -69,6 +69,10 @@ pub const MAX_BODY: usize = 1024;
 /// Longest request head (request line and headers) accepted; longer ones
 /// get 431.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+/// MB of explorer answers kept unless told otherwise (`--explorer-cache-mb`):
+/// the 40,000 answers lila-openingexplorer keeps, at 1.8 kB an answer with
+/// its key (`/lichess`'s mean over the bench's positions and filters).
+pub const EXPLORER_CACHE_MB: usize = 72;
 /// Where the service listens unless told otherwise.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9090";
 
@@ -115,6 +119,9 @@ pub struct ServeOptions {
     pub web: Option<PathBuf>,
     /// Bytes of `/standard` answers kept ([`answers`]; 0 keeps none).
     pub tb_cache_bytes: usize,
+    /// Bytes of `/lichess` and `/masters` answers kept ([`explorer`]; 0
+    /// keeps none).
+    pub explorer_cache_bytes: usize,
 }
 
 /// Why the service could not start.
@@ -166,7 +173,10 @@ pub struct State {
     /// them all.
     pub batch_lanes: Arc<Semaphore>,
     /// `/standard`'s answers, kept by position ([`answers`]).
-    pub answers: answers::AnswerCache,
+    pub answers: answers::AnswerCache<answers::AnswerKey>,
+    /// `/lichess`'s and `/masters`'s answers, kept by typed query
+    /// ([`explorer`]).
+    pub explorer_answers: answers::AnswerCache<explorer::ExplorerKey>,
     /// The explorer indexes of `--lichess` and `--masters`.
     pub lichess: crate::explorer::query::Shards,
     pub masters: crate::explorer::query::Shards,
@@ -239,6 +249,7 @@ impl State {
             jobs: Arc::new(Semaphore::new(options.limits.blocking_jobs.max(1))),
             batch_lanes: Arc::new(Semaphore::new(batch::lanes())),
             answers: answers::AnswerCache::new(options.tb_cache_bytes),
+            explorer_answers: answers::AnswerCache::new(options.explorer_cache_bytes),
             searches: options.searches.max(1),
             search_hash_mb: options.search_hash_mb.max(1),
             search_seconds: options.search_seconds.max(1),

@@ -1,6 +1,6 @@
 //! `archivist serve`: the local service ([`crate::serve`]).
 
-use crate::serve::{Limits, ServeOptions, DEFAULT_LISTEN};
+use crate::serve::{Limits, ServeOptions, DEFAULT_LISTEN, EXPLORER_CACHE_MB};
 use anyhow::Context;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -66,6 +66,10 @@ pub struct ServeArgs {
     /// asked again is answered at once (0 keeps none).
     #[arg(long, default_value_t = 128)]
     pub tb_cache_mb: usize,
+    /// MB of `/lichess` and `/masters` answers kept by query, so that a
+    /// question asked again is answered at once (0 keeps none).
+    #[arg(long, default_value_t = EXPLORER_CACHE_MB)]
+    pub explorer_cache_mb: usize,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -82,6 +86,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         masters: args.masters,
         web: args.web,
         tb_cache_bytes: args.tb_cache_mb.saturating_mul(1 << 20),
+        explorer_cache_bytes: args.explorer_cache_mb.saturating_mul(1 << 20),
         limits: Limits {
             max_connections: args.max_connections,
             header_seconds: args.header_seconds,

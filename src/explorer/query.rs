@@ -39,7 +39,7 @@ pub mod player;
 pub use player::PlayerQuery;
 
 /// Which cells a query takes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Filter {
     pub speeds: Option<Vec<Speed>>,
     /// The rating groups a `ratings=` list names ([`RatingGroup::named`]; a
@@ -63,6 +63,31 @@ impl Filter {
             && self.in_range(cell.month())
     }
 
+    /// The same filter in one form, which admits the same cells and has
+    /// the same top group ([`RatingGroup::top`]): the speeds in order without
+    /// repeats, the groups without those that never count (above 2500:
+    /// [`RatingGroup::counts_under`]), and a list that names every speed or every group
+    /// none. Two filters that differ only there give the same answers.
+    pub fn normalised(&self) -> Filter {
+        let speeds = self.speeds.as_ref().map(|s| {
+            let mut s = s.clone();
+            s.sort_unstable();
+            s.dedup();
+            s
+        });
+        let groups = self.groups.as_ref().map(|g| {
+            let mut g: Vec<RatingGroup> = g.iter().copied().filter(|&g| g <= RatingGroup::Group2500).collect();
+            g.sort_unstable();
+            g.dedup();
+            g
+        });
+        Filter {
+            speeds: speeds.filter(|s| s.len() < Speed::ALL.len()),
+            groups: groups.filter(|g| g.len() <= usize::from(RatingGroup::Group2500.index())),
+            ..self.clone()
+        }
+    }
+
     /// Whether a month is within `since` and `until` (a game without a
     /// month is not, as soon as either is given).
     pub fn in_range(&self, month: Month) -> bool {
@@ -72,16 +97,38 @@ impl Filter {
 }
 
 /// How much an answer lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     pub moves: usize,
     pub top_games: usize,
     pub recent_games: usize,
 }
 
+impl Limits {
+    /// The same limits in one form, none above what the rules list for
+    /// `kind` (Lichess: 4 top games, 8 top and recent games; masters: 15
+    /// top games and no recent games; no position has
+    /// [`MAX_MOVES`] moves): two limits that differ only there give the
+    /// same answers.
+    pub fn normalised(self, kind: Kind) -> Limits {
+        let (top, recent) = match kind {
+            Kind::Lichess => (LICHESS_TOP_GAMES, LICHESS_GAMES),
+            Kind::Masters => (MASTERS_GAMES, 0),
+        };
+        Limits {
+            moves: self.moves.min(MAX_MOVES),
+            top_games: self.top_games.min(top),
+            recent_games: self.recent_games.min(recent),
+        }
+    }
+}
+
+/// More moves than any position has (218 at most).
+pub const MAX_MOVES: usize = 256;
+
 /// Lichess's explorer or its masters database: which lists and fields an
 /// answer has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Lichess,
     Masters,

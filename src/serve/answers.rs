@@ -1,7 +1,9 @@
-//! `/standard`'s answers kept, encoded, by position, so that a position
-//! asked again is answered without probing or encoding it again.
+//! Answers kept, encoded, so that a question asked again is answered
+//! without looking it up or encoding it again ([`AnswerCache`], by any
+//! [`CacheKey`]): `/standard`'s by position ([`AnswerKey`]), the
+//! explorer's by typed query ([`super::explorer`]).
 //!
-//! The key is the FEN as asked, its fields (spaces or underscores between
+//! `/standard`'s key is the FEN as asked, its fields (spaces or underscores between
 //! them, as [`super::lenient`] reads them) joined by single spaces, without
 //! the fullmove number, which no answer depends on (the halfmove clock
 //! does, through the categories), and the encoding (JSON or CBOR). A FEN
@@ -9,10 +11,12 @@
 //! no key (it is refused, and must not find an answer). The key is made
 //! from the text alone, so a position asked again is answered without even
 //! reading its FEN; two texts of one position (another en-passant square
-//! that no pawn can take, say) are kept apart. Answers are
-//! kept within a byte budget (`serve --tb-cache-mb`, 0 keeps none), split
-//! over shards that each forget their oldest answer first; an answer larger
-//! than a shard's budget is not kept. Only answers are kept, never errors.
+//! that no pawn can take, say) are kept apart.
+//!
+//! Answers are kept within a byte budget (`serve --tb-cache-mb`,
+//! `--explorer-cache-mb`; 0 keeps none), split over shards that each forget
+//! their oldest answer first; an answer larger than a shard's budget is not
+//! kept. Only answers are kept, never errors.
 
 use super::ApiError;
 use axum::body::Bytes;
@@ -89,7 +93,21 @@ impl Format {
 /// each other).
 const SHARDS: usize = 16;
 
-/// What an answer is kept by.
+/// What an answer is kept by: compared, hashed, and weighed against the
+/// budget.
+pub trait CacheKey: Clone + Eq + Hash {
+    /// Bytes the key holds, counted with its answer's.
+    fn bytes(&self) -> usize;
+
+    /// Its shard of the cache.
+    fn shard(&self) -> usize {
+        let mut h = DefaultHasher::new();
+        self.hash(&mut h);
+        (h.finish() % SHARDS as u64) as usize
+    }
+}
+
+/// What a `/standard` answer is kept by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AnswerKey {
     position: Box<str>,
@@ -110,35 +128,40 @@ impl AnswerKey {
         let fullmoves_ok = fields.next().map_or(true, |f| f.bytes().all(|b| b.is_ascii_digit()));
         (fullmoves_ok && fields.next().is_none()).then(|| AnswerKey { position: position.into(), format })
     }
+}
 
-    fn shard(&self) -> usize {
-        let mut h = DefaultHasher::new();
-        self.hash(&mut h);
-        (h.finish() % SHARDS as u64) as usize
+impl CacheKey for AnswerKey {
+    fn bytes(&self) -> usize {
+        self.position.len()
     }
 }
 
-#[derive(Default)]
-struct Shard {
-    answers: HashMap<AnswerKey, Bytes>,
-    oldest_first: VecDeque<AnswerKey>,
+struct Shard<K> {
+    answers: HashMap<K, Bytes>,
+    oldest_first: VecDeque<K>,
     bytes: usize,
 }
 
-/// Encoded answers by [`AnswerKey`], at most a byte budget of them.
-pub struct AnswerCache {
-    shards: Vec<Mutex<Shard>>,
+impl<K> Default for Shard<K> {
+    fn default() -> Shard<K> {
+        Shard { answers: HashMap::new(), oldest_first: VecDeque::new(), bytes: 0 }
+    }
+}
+
+/// Encoded answers by key, at most a byte budget of them.
+pub struct AnswerCache<K> {
+    shards: Vec<Mutex<Shard<K>>>,
     shard_budget: usize,
 }
 
-impl AnswerCache {
+impl<K: CacheKey> AnswerCache<K> {
     /// A cache holding at most `budget` bytes of answers (0: none).
-    pub fn new(budget: usize) -> AnswerCache {
+    pub fn new(budget: usize) -> AnswerCache<K> {
         AnswerCache { shards: (0..SHARDS).map(|_| Mutex::default()).collect(), shard_budget: budget / SHARDS }
     }
 
     /// The answer kept for `key`, if any.
-    pub fn get(&self, key: &AnswerKey) -> Option<Bytes> {
+    pub fn get(&self, key: &K) -> Option<Bytes> {
         if self.shard_budget == 0 {
             return None;
         }
@@ -147,8 +170,8 @@ impl AnswerCache {
 
     /// Keeps `answer` for `key`, forgetting the oldest answers of its shard
     /// as the budget requires.
-    pub fn insert(&self, key: AnswerKey, answer: Bytes) {
-        let cost = answer.len() + key.position.len();
+    pub fn insert(&self, key: K, answer: Bytes) {
+        let cost = answer.len() + key.bytes();
         let Some(shard) = self.shards.get(key.shard()) else { return };
         if cost > self.shard_budget {
             return;
@@ -157,13 +180,19 @@ impl AnswerCache {
         while shard.bytes + cost > self.shard_budget {
             let Some(old) = shard.oldest_first.pop_front() else { break };
             if let Some(gone) = shard.answers.remove(&old) {
-                shard.bytes -= gone.len() + old.position.len();
+                shard.bytes -= gone.len() + old.bytes();
             }
         }
         if shard.answers.insert(key.clone(), answer).is_none() {
             shard.oldest_first.push_back(key);
             shard.bytes += cost;
         }
+    }
+
+    /// How many answers are kept.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().answers.len()).sum()
     }
 }
 

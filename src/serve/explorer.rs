@@ -11,25 +11,39 @@
 //! 400; the legacy `speeds[]=`/`ratings[]=` are ignored; a bad parameter
 //! is a 400 with a JSON error ([`params`] says which, when several are).
 //!
+//! `/lichess`'s and `/masters`'s answers are kept, encoded, by their
+//! typed query ([`ExplorerKey`], [`super::answers`]): the position's key
+//! in the index ([`Board::key_legal_ep`]), the route, the opening named
+//! along `fen` and `play`, and the filter and limits in their one form
+//! ([`Filter::normalised`], [`Limits::normalised`]), which is what the
+//! answer is computed from: two queries share an answer exactly when they
+//! ask the same question by these (`speeds=blitz,rapid` and
+//! `speeds=rapid,blitz`, `topGames=4` and `topGames=9`). An answer that met
+//! an index error is never kept. The position is its 64-bit key, as the
+//! index knows it: two positions of one key would share their answers.
+//!
 //! An index error met while answering (a block that fails its checksum,
 //! [`crate::explorer::index`]) is a 500 whose `error` names the file and
 //! the offset, logged; other requests are answered as before.
 
 mod params;
+#[cfg(test)]
+mod tests;
 
+use super::answers::{CacheKey, Format};
 use super::api::query;
 use super::lichess::lichess_board;
 use super::{blocking, ApiError, State};
 use crate::board::notation::uci_string;
 use crate::board::Board;
 use crate::explorer::openings::{self, Opening};
-use crate::explorer::query::{pgn, ExplorerAnswer, Filter, Kind, Limits, PlayerQuery, Shards};
+use crate::explorer::query::{pgn, Filter, Kind, Limits, PlayerQuery, Shards};
 use crate::types::Move;
+use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path as UrlPath, Query, State as Shared};
 use axum::http::header::{HeaderValue, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use params::{ExplorerQuery, COLOR};
 use std::sync::Arc;
 
@@ -90,21 +104,48 @@ fn shards(s: &State, kind: Kind) -> &Shards {
     }
 }
 
-async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Json<ExplorerAnswer>, ApiError> {
+/// What an explorer answer is kept by (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ExplorerKey {
+    position: u64,
+    kind: Kind,
+    opening: Option<Opening>,
+    filter: Filter,
+    limits: Limits,
+    history: bool,
+}
+
+impl CacheKey for ExplorerKey {
+    fn bytes(&self) -> usize {
+        let lists = self.filter.speeds.as_ref().map_or(0, Vec::len) + self.filter.groups.as_ref().map_or(0, Vec::len);
+        std::mem::size_of::<ExplorerKey>() + lists
+    }
+}
+
+async fn answer(s: Arc<State>, q: ExplorerQuery, kind: Kind) -> Result<Response, ApiError> {
     let (board, opening) = position(&q)?;
     let (filter, limits) = filter(&q, kind, false)?;
     let history = kind == Kind::Lichess && *q.history.get()?;
-    let answer = blocking(&s, move |s| shards(s, kind).answer(&board, &filter, limits, kind, history)).await?;
-    let mut answer = answer?;
-    answer.opening = opening;
-    Ok(Json(answer))
+    let (filter, limits) = (filter.normalised(), limits.normalised(kind));
+    let key = ExplorerKey { position: board.key_legal_ep(), kind, opening, filter, limits, history };
+    if let Some(kept) = s.explorer_answers.get(&key) {
+        return Ok(Format::Json.reply(kept));
+    }
+    let body = blocking(&s, move |s| {
+        let mut answer = shards(s, kind).answer(&board, &key.filter, key.limits, kind, history)?;
+        answer.opening = opening;
+        let body = Bytes::from(Format::Json.encode(&answer)?);
+        s.explorer_answers.insert(key, body.clone());
+        Ok::<_, ApiError>(body)
+    });
+    Ok(Format::Json.reply(body.await??))
 }
 
 /// `GET /lichess`.
 pub async fn lichess(
     Shared(s): Shared<Arc<State>>,
     q: Result<Query<ExplorerQuery>, QueryRejection>,
-) -> Result<Json<ExplorerAnswer>, ApiError> {
+) -> Result<Response, ApiError> {
     answer(s, query(q)?, Kind::Lichess).await
 }
 
@@ -112,7 +153,7 @@ pub async fn lichess(
 pub async fn masters(
     Shared(s): Shared<Arc<State>>,
     q: Result<Query<ExplorerQuery>, QueryRejection>,
-) -> Result<Json<ExplorerAnswer>, ApiError> {
+) -> Result<Response, ApiError> {
     answer(s, query(q)?, Kind::Masters).await
 }
 
