@@ -32,7 +32,7 @@
 mod file;
 mod held;
 
-pub use file::{SpillError, SpillReader, SpillWriter, FOOTER_LEN, HEADER_LEN, INDEX_BYTES};
+pub use file::{read_exact_at, SpillError, SpillReader, SpillWriter, FOOTER_LEN, HEADER_LEN, INDEX_BYTES};
 pub use held::{Buckets, Grouped, Spilled};
 
 /// Key bits a level's buckets take.

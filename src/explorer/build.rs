@@ -62,7 +62,6 @@ use crate::pgn::{for_each_game, GameSource, GameView, ReplayError};
 use crate::spill::SpillError;
 use crate::spill::{bucket_of, Buckets, Encoding, Grouped};
 use crate::types::{Color, Move};
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -531,7 +530,6 @@ struct Batch {
 /// end counts every position into the index.
 struct Indexer {
     writer: ExplorerWriter,
-    ids: HashSet<GameId>,
     visits: Buckets<Visits>,
     /// The visits of the games since the last batch was held, and scratch
     /// for grouping them; a batch written to a spill file, for its room.
@@ -550,9 +548,11 @@ impl Indexer {
         let encoding = Visits { masters: options.masters };
         // A quarter of the budget for held visits.
         let limit = (options.memory_mb.max(1) << 20) / 4 / encoding.item_len();
+        // An eighth for the ids of the games indexed.
+        let id_bytes = (options.memory_mb.max(1) << 20) / 8;
+        let top_games = kept_per_cell(options.masters);
         Ok(Indexer {
-            writer: ExplorerWriter::create(out, options.max_ply, kept_per_cell(options.masters))?,
-            ids: HashSet::new(),
+            writer: ExplorerWriter::create_with(out, options.max_ply, top_games, Some(temp), id_bytes)?,
             visits: Buckets::new(0, encoding, limit, temp, "visits".to_string()),
             pending: Vec::new(),
             aux: Vec::new(),
@@ -569,7 +569,7 @@ impl Indexer {
         packed: &PackedMoves,
         visits: impl Iterator<Item = (u64, u8, u16)>,
     ) -> Result<(), ExplorerBuildError> {
-        if !self.ids.insert(record.id) {
+        if self.writer.has_game(&record.id)? {
             self.summary.duplicates += 1;
             return Ok(());
         }
@@ -605,8 +605,8 @@ impl Indexer {
         threads: usize,
     ) -> Result<ExplorerSummary, ExplorerBuildError> {
         self.hold_pending()?;
-        let Indexer { mut writer, ids, visits, masters, mut summary, .. } = self;
-        drop(ids);
+        let Indexer { mut writer, visits, masters, mut summary, .. } = self;
+        writer.end_games()?;
         let spilled = visits.finish(64)?;
         summary.runs = spilled.file_count;
         let tokens = 2 * threads.max(1) + 2;

@@ -5,6 +5,7 @@ use crate::codec::SplitMix64;
 use crate::explorer::model::{Month, RatingGroup};
 use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
+use std::collections::HashSet;
 
 #[derive(Default)]
 struct Quiet;

@@ -2,7 +2,12 @@
 //! the output while the games (in order) and then the positions and
 //! singles (each in key order) come, assembled with the block checksums
 //! and the header at the end, atomically. Memory holds the strings, the
-//! ids, one block of singles and the block checksums (8 bytes a block).
+//! newest game ids (the others spilled: [`GameIds`]), one block of
+//! singles and the block checksums (8 bytes a block).
+
+mod ids;
+
+pub use ids::GameIds;
 
 use super::blocks::Summer;
 use super::reader::{single_bits, Header};
@@ -42,6 +47,13 @@ const POSITION_OFFSETS: usize = 4;
 const POSITIONS: usize = 5;
 const SINGLES_DIR: usize = 6;
 const SINGLES: usize = 7;
+/// The id table: game numbers in id order, made at the end.
+const IDS: usize = 8;
+/// The sections in the file's order: the ids after the game data.
+const ORDER: [usize; 9] =
+    [STRINGS, GAME_OFFSETS, GAMES, IDS, POSITION_KEYS, POSITION_OFFSETS, POSITIONS, SINGLES_DIR, SINGLES];
+/// Memory for the ids of a writer made by [`ExplorerWriter::create`].
+const ID_BYTES: usize = 16 << 20;
 
 /// A single waiting for the width of the game numbers (known at the end).
 type PendingSingle = (u8, u32, u8);
@@ -54,7 +66,7 @@ pub struct ExplorerWriter {
     top_games: u8,
     string_numbers: HashMap<String, u64>,
     sections: Vec<Section>,
-    ids: Vec<(GameId, u32)>,
+    ids: GameIds,
     game_count: u64,
     position_count: u64,
     last_key: Option<u64>,
@@ -70,9 +82,22 @@ impl ExplorerWriter {
     /// A writer of the index `out`, its sections in a temporary directory
     /// beside it; `top_games` is the header's count of top games per cell.
     pub fn create(out: &Path, max_ply: u8, top_games: u8) -> Result<ExplorerWriter, PathIoError> {
+        ExplorerWriter::create_with(out, max_ply, top_games, None, ID_BYTES)
+    }
+
+    /// [`ExplorerWriter::create`], the game ids held in about `id_bytes`
+    /// of memory and spilled to `spill` (else beside `out`).
+    pub fn create_with(
+        out: &Path,
+        max_ply: u8,
+        top_games: u8,
+        spill: Option<&Path>,
+        id_bytes: usize,
+    ) -> Result<ExplorerWriter, PathIoError> {
         let dir = TempDir::beside(out).at(out)?;
+        let ids = GameIds::new(spill.unwrap_or(dir.path()), id_bytes);
         let mut sections = Vec::new();
-        for i in 0..8 {
+        for i in 0..9 {
             sections.push(Section::create(dir.file(&format!("section-{i}")))?);
         }
         let singles_raw = Section::create(dir.file("singles-raw"))?;
@@ -83,7 +108,7 @@ impl ExplorerWriter {
             top_games: top_games.max(1),
             string_numbers: HashMap::new(),
             sections,
-            ids: Vec::new(),
+            ids,
             game_count: 0,
             position_count: 0,
             last_key: None,
@@ -114,7 +139,13 @@ impl ExplorerWriter {
         Ok(n)
     }
 
-    /// Adds the next game (its moves packed: [`PackedMoves`]); returns its number.
+    /// Whether a game of id `id` was added.
+    pub fn has_game(&mut self, id: &GameId) -> Result<bool, PathIoError> {
+        self.ids.contains(id.as_bytes())
+    }
+
+    /// Adds the next game (its moves packed: [`PackedMoves`]), before any
+    /// position or single; returns its number.
     pub fn game(&mut self, g: &GameRecord, moves: &PackedMoves) -> Result<u32, PathIoError> {
         let site = if super::record::is_lichess_site(g) { "" } else { g.site.as_str() };
         let mut numbers = [0u64; 6];
@@ -135,9 +166,15 @@ impl ExplorerWriter {
         self.sections[GAMES].put(&body)?;
         self.scratch = body;
         let n = self.game_count as u32;
-        self.ids.push((g.id, n));
+        self.ids.add(*g.id.as_bytes(), n)?;
         self.game_count += 1;
         Ok(n)
+    }
+
+    /// Ends the games (the next are positions and singles): the memory
+    /// that told new ids from old is given back.
+    pub fn end_games(&mut self) -> Result<(), PathIoError> {
+        self.ids.seal()
     }
 
     /// Adds the next position (keys increasing).
@@ -153,6 +190,7 @@ impl ExplorerWriter {
     /// Adds the next position (keys increasing), its entry already
     /// encoded ([`encode_position`]).
     pub fn position_encoded(&mut self, key: u64, bytes: &[u8]) -> Result<(), PathIoError> {
+        self.end_games()?;
         debug_assert!(self.last_key.map_or(true, |k| k < key));
         self.last_key = Some(key);
         self.sections[POSITION_KEYS].put(&key.to_le_bytes())?;
@@ -171,6 +209,7 @@ impl ExplorerWriter {
 
     /// Adds the next singles (keys not decreasing), as [`Self::single`].
     pub fn singles(&mut self, singles: &[(u64, u32, u8)]) -> Result<(), PathIoError> {
+        self.end_games()?;
         let mut raw = std::mem::take(&mut self.scratch);
         raw.clear();
         let mut directory = Vec::new();
@@ -224,31 +263,16 @@ impl ExplorerWriter {
         self.pack_singles()?;
         let end = self.sections[GAMES].len;
         self.sections[GAME_OFFSETS].put(&end.to_le_bytes())?;
+        let ids = &mut self.sections[IDS];
+        self.ids.for_each_number(self.game_count, |n| ids.put(&n.to_le_bytes()))?;
         for s in &mut self.sections {
             s.file.flush().at(&s.path)?;
         }
-        self.ids.sort_unstable();
-        let mut ids = Vec::with_capacity(4 * self.ids.len());
-        for (_, n) in &self.ids {
-            ids.put_u32_le(*n);
-        }
-        // The file's section order: the ids go after the game data.
-        let order: [Option<usize>; 9] = [
-            Some(STRINGS),
-            Some(GAME_OFFSETS),
-            Some(GAMES),
-            None,
-            Some(POSITION_KEYS),
-            Some(POSITION_OFFSETS),
-            Some(POSITIONS),
-            Some(SINGLES_DIR),
-            Some(SINGLES),
-        ];
         let mut offsets = [0u64; 10];
         let mut at = HEADER_LEN as u64;
-        for (i, part) in order.iter().enumerate() {
+        for (i, &s) in ORDER.iter().enumerate() {
             offsets[i] = at;
-            at += part.map_or(ids.len() as u64, |s| self.sections[s].len);
+            at += self.sections[s].len;
         }
         offsets[9] = at;
         let len = at + 8 * super::blocks::count(at, BLOCK_SHIFT);
@@ -271,12 +295,7 @@ impl ExplorerWriter {
             w.write_all(&header.encode())?;
             let mut sums = Summer::new(header.block_shift);
             let mut buf = vec![0u8; 1 << 20];
-            for part in order {
-                let Some(i) = part else {
-                    sums.update(&ids);
-                    w.write_all(&ids)?;
-                    continue;
-                };
+            for i in ORDER {
                 let mut f = File::open(&paths[i])?;
                 loop {
                     let n = f.read(&mut buf)?;
