@@ -316,7 +316,11 @@ fn visits_spill_with_their_game_facts_and_damage_is_found() {
         game: 70_000,
         ply: 49,
         mv: 0x1234,
-        cell: crate::explorer::index::Cell::new(month_code(2024, 12), Speed::Classical, 15),
+        cell: crate::explorer::index::Cell::new(
+            crate::explorer::model::Month::new(2024, 12),
+            Speed::Classical,
+            crate::explorer::model::RatingGroup::Group3200,
+        ),
         outcome: Outcome::Draw,
         rating: 3100,
         rank: u64::MAX - 1,

@@ -228,7 +228,7 @@ mod tests {
         let q = read("play=e2e4,e7e5&speeds=blitz,Rapid&ratings=2000,2200&moves=3&topGames=0&history=yes&color=black");
         assert_eq!(q.play.get().unwrap(), &["e2e4", "e7e5"]);
         assert_eq!(q.speeds.get().unwrap(), &Some(vec![Speed::Blitz, Speed::Rapid]));
-        assert_eq!(q.ratings.get().unwrap(), &Some(vec![2000, 2200]));
+        assert_eq!(q.ratings.get().unwrap(), &Some(vec![RatingGroup::Group2000, RatingGroup::Group2200]));
         assert_eq!((q.moves.get().unwrap(), q.top_games.get().unwrap()), (&Some(3), &Some(0)));
         assert_eq!(q.recent_games.get().unwrap(), &None);
         assert_eq!((q.history.get().unwrap(), q.color.get().unwrap()), (&true, &Some(Color::Black)));

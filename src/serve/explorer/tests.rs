@@ -7,7 +7,7 @@ use super::*;
 use crate::codec::TempDir;
 use crate::explorer::build::{build, ExplorerOptions};
 use crate::explorer::index::{Explorer, HEADER_LEN};
-use crate::explorer::model::Speed;
+use crate::explorer::model::{RatingGroup, Speed};
 use crate::pgn::pipeline::{Observer, Progress};
 use crate::pgn::ReplayError;
 use crate::serve::{Limits as ServeLimits, ServeOptions};
@@ -147,10 +147,15 @@ fn normalised_filters_and_limits_give_the_same_answers() {
     let filters = [
         Filter { speeds: speeds(&[Speed::Rapid, Speed::Blitz, Speed::Rapid]), ..Filter::default() },
         Filter { speeds: speeds(&Speed::ALL), ..Filter::default() },
-        Filter { groups: Some(Filter::groups_of(&[2900, 1600, 2000, 2500])), ..Filter::default() },
-        Filter { groups: Some(Filter::groups_of(&[2800])), ..Filter::default() },
         Filter {
-            groups: Some(Filter::groups_of(&[0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500])),
+            groups: Some(Filter::groups_of([2900, 1600, 2000, 2500].map(RatingGroup::of_rating))),
+            ..Filter::default()
+        },
+        Filter { groups: Some(Filter::groups_of([2800].map(RatingGroup::of_rating))), ..Filter::default() },
+        Filter {
+            groups: Some(Filter::groups_of(
+                [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500].map(RatingGroup::of_rating),
+            )),
             ..Filter::default()
         },
     ];
