@@ -565,8 +565,13 @@ impl<K: Ord> Least<K> {
         Least { k, list: Vec::with_capacity(k + 1) }
     }
 
+    /// Whether an item of key `key` would be kept.
+    fn takes(&self, key: &K) -> bool {
+        self.list.len() < self.k || self.list.last().is_some_and(|last| *key < last.0)
+    }
+
     fn offer(&mut self, key: K, c: Candidate) {
-        if self.list.len() == self.k && self.list.last().map_or(true, |last| key >= last.0) {
+        if !self.takes(&key) {
             return;
         }
         let at = self.list.partition_point(|x| x.0 < key);
@@ -610,6 +615,21 @@ impl Candidates {
                 newest.offer(Reverse(c.age()), c);
             }
             Candidates::Masters(all) => all.push(c),
+        }
+    }
+
+    /// Whether a game of `cell` in shard `shard` may still be listed: not
+    /// once every list it could enter is full of games that it would
+    /// follow whatever its number (the cell's games need not be offered).
+    fn may_take(&self, shard: usize, cell: Cell) -> bool {
+        match self {
+            Candidates::Lichess { top_group, top, newest } => {
+                // The newest a game of the cell can be, and so the first it
+                // can rank.
+                let c = Candidate::new(shard, u32::MAX, Move::NONE, cell, 0);
+                newest.takes(&Reverse(c.age())) || top_group.is_some_and(|g| c.group >= g) && top.takes(&c.top_order())
+            }
+            Candidates::Masters(_) => true,
         }
     }
 
@@ -670,7 +690,15 @@ fn collect_counted(
     }
     let Some(games) = games else { return };
     let mv_of = |i: u32| moves.get(i as usize).map_or(Move::NONE, |m| m.mv);
-    for g in cells.iter().filter(|g| filter.admits(g.cell)) {
+    // Lichess's lists keep the newest games: the cells (in month order)
+    // are offered newest first, so that once the lists are full an older
+    // cell is passed over whole; masters' in their order.
+    let newest_first = matches!(games, Candidates::Lichess { .. });
+    for i in 0..cells.len() {
+        let g = &cells[if newest_first { cells.len() - 1 - i } else { i }];
+        if !filter.admits(g.cell) || !games.may_take(shard, g.cell) {
+            continue;
+        }
         for r in g.top.iter().chain(&g.recent) {
             games.offer(Candidate::new(shard, r.game, mv_of(r.mv), g.cell, r.rank));
         }
