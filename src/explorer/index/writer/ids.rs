@@ -419,7 +419,7 @@ mod tests {
     fn ids_added_after_the_seal_are_found_and_listed() {
         let dir = TempDir::new("explorer-ids-seal");
         let mut ids = GameIds::new(dir.path(), 0);
-        let id = |n: u32| (u64::from(n) * 0x9e37_79b9_7f4a_7c15).to_le_bytes();
+        let id = |n: u32| u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes();
         for n in 0..100 {
             ids.add(id(n), n).unwrap();
         }
