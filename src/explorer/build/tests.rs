@@ -5,6 +5,7 @@ use crate::codec::SplitMix64;
 use crate::explorer::model::month_code;
 use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
+use crate::types::Move;
 use std::collections::HashSet;
 
 #[derive(Default)]
@@ -305,5 +306,32 @@ fn visits_spill_with_their_game_facts_and_damage_is_found() {
             assert_eq!(encoding.decode(&bad, bucket, 0, &mut Vec::new()), Err(0), "byte {at}");
         }
         assert_eq!(encoding.decode(&bytes, bucket ^ 1, 0, &mut Vec::new()), Err(0));
+    }
+}
+
+#[test]
+fn a_tiny_budget_spills_the_ids_and_visits_and_streams_the_start_position_and_changes_nothing() {
+    let dir = Dir::new("explorer-tiny");
+    let mut games = lichess_like_pgn(1500, 8);
+    // Copies, early and late: the first counts.
+    for (from, to) in [(3, 40), (700, 1400), (10, 1200)] {
+        let copy = games[from].clone();
+        games.insert(to, copy);
+    }
+    let pgn = write(&dir, "in.pgn", &games);
+    for masters in [false, true] {
+        let options = ExplorerOptions { masters, threads: 2, ..all_games() };
+        let (want, first) = index(&dir, "a.axi", std::slice::from_ref(&pgn), &options);
+        assert_eq!(first.runs, 0);
+        let tiny = Budget { bytes: 48 << 10, ..Budget::of(&options) };
+        // The start position is reached in every game: more than a bucket
+        // holds; the ids spill (their smallest share holds 56).
+        assert!(tiny.bucket_visits() < 1500 && tiny.id_bytes() < 8 << 10, "{tiny:?}");
+        let out = dir.file("b.axi");
+        let summary = build_within(std::slice::from_ref(&pgn), &out, &options, tiny, &mut Quiet).unwrap();
+        assert!(std::fs::read(&out).unwrap() == want, "masters {masters}: {summary:?}");
+        assert!(summary.runs > 64, "{summary:?}");
+        assert_eq!((summary.indexed, summary.duplicates), (first.indexed, first.duplicates));
+        assert!(summary.duplicates >= 3, "{summary:?}");
     }
 }
