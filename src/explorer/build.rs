@@ -192,7 +192,7 @@ pub enum ExplorerBuildError {
     Spill(#[from] SpillError),
     #[error(transparent)]
     Io(#[from] PathIoError),
-    #[error("{} input(s) damaged ({}); no book written", .damaged.len(), .damaged.iter().map(|(i, e)| format!("{i}: {e}")).collect::<Vec<_>>().join("; "))]
+    #[error("{}", crate::pgn::pipeline::damaged_message(.damaged, "index"))]
     Damaged { damaged: Vec<(String, String)> },
     #[error("{path}: {source}")]
     Index { path: PathBuf, source: ExplorerError },

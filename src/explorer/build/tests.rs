@@ -335,3 +335,21 @@ fn a_tiny_budget_spills_the_ids_and_visits_and_streams_the_start_position_and_ch
         assert!(summary.duplicates >= 3, "{summary:?}");
     }
 }
+
+#[test]
+fn a_damaged_input_writes_no_index_and_says_so() {
+    use std::io::Write;
+    let dir = Dir::new("explorer-damaged-input");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(lichess_like_pgn(50, 10).concat().as_bytes()).unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.truncate(bytes.len() / 2);
+    let input = dir.file("cut.pgn.gz");
+    std::fs::write(&input, bytes).unwrap();
+    let out = dir.file("x.axi");
+    let e = build(&[input], &out, &all_games(), &mut Quiet).unwrap_err();
+    assert!(matches!(e, ExplorerBuildError::Damaged { .. }), "{e}");
+    let message = e.to_string();
+    assert!(message.starts_with("1 input(s) damaged (") && message.ends_with("); no index written"), "{message}");
+    assert!(!out.exists());
+}
