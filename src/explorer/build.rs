@@ -43,15 +43,17 @@
 //!
 //! Memory (`--memory`, [`Budget`]) does not grow with the games: a visit
 //! carries what the counting needs of its game ([`Visit`]), the game ids
-//! are held up to their share and then spilled ([`ExplorerWriter::has_game`]), and a
-//! position of more visits than a bucket may hold (the start position)
-//! is counted as they are read ([`count`]). While the games stream, the
-//! held visits take a quarter of the budget, the batches in flight an
-//! eighth and the ids an eighth; while the positions are counted, the
-//! held visits (still) a quarter, the buckets in flight a quarter and the
-//! buckets being split at most as much. What grows is on disk, and the
-//! writer's strings (each distinct name once: with the players, not the
-//! games).
+//! are held up to their share, then spilled
+//! ([`ExplorerWriter::has_game`]), and a position of more visits than a
+//! bucket may hold (the start position) is counted as they are read
+//! ([`count`]). While the games stream, the held visits take a quarter of
+//! the budget, the batches in flight an eighth and the ids a quarter (the
+//! more their Bloom filter holds, the fewer new ids are looked up on
+//! disk); while the positions are counted (the ids' memory given back,
+//! and the held visits written out once some were), the buckets in
+//! flight take a quarter and the buckets being split about as much. What
+//! grows is on disk, and the writer's strings (each distinct name once:
+//! with the players, not the games).
 //!
 //! The index is a function of the sequence of games alone (not of the
 //! threads or the memory budget), so [`merge`], which replays the stored
@@ -290,7 +292,7 @@ impl Encoding for Visits {
         Ok(())
     }
 
-    /// Held encoded: 24 bytes a visit rather than 32.
+    /// Held encoded: 24 bytes a Lichess visit rather than 32.
     fn holds_encoded(self) -> bool {
         true
     }
@@ -599,9 +601,9 @@ impl Budget {
         self.bytes / 4 / item_len
     }
 
-    /// The game ids' bytes: an eighth.
+    /// The game ids' bytes, while the games stream: a quarter.
     fn id_bytes(self) -> usize {
-        self.bytes / 8
+        self.bytes / 4
     }
 
     /// Visits of a bucket counted whole: the buckets in flight take a
@@ -688,6 +690,12 @@ impl Indexer {
     /// ([`count_bucket`]), their entries written in that order.
     fn finish(mut self, temp: &Path, threads: usize) -> Result<ExplorerSummary, ExplorerBuildError> {
         self.hold_pending()?;
+        // Visits that went to disk take the rest along: the counting's
+        // memory is then the buckets', not what the games left held.
+        if self.visits.file_count() > 0 {
+            self.visits.spill_held()?;
+        }
+        self.spare = None;
         let Indexer { mut writer, visits, masters, budget, mut summary, .. } = self;
         writer.end_games()?;
         let spilled = visits.finish(64)?;

@@ -234,6 +234,20 @@ impl<C: Encoding> Buckets<C> {
         Ok(std::mem::take(&mut self.batches))
     }
 
+    /// Spill files written so far.
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Writes what is held to a spill file now (nothing when nothing is
+    /// held): its memory is then free for the reading.
+    pub fn spill_held(&mut self) -> Result<(), SpillError> {
+        if self.held > 0 {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
     /// Ends the input: the files are opened for reading, combined first
     /// (`fan_in` at a time, in stages) while there are more than `fan_in`.
     pub fn finish(self, fan_in: usize) -> Result<Spilled<C>, SpillError> {

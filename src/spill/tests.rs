@@ -220,3 +220,24 @@ fn a_key_of_too_many_items_is_handed_to_be_read_a_chunk_at_a_time() {
     want.sort_unstable();
     assert_eq!(got, want);
 }
+
+#[test]
+fn what_is_held_can_be_spilled_before_the_end() {
+    let dir = TempDir::new("spill-held");
+    let mut b = Buckets::new(0, Pairs, 1_000, dir.path(), "s".into());
+    b.spill_held().unwrap();
+    assert_eq!(b.file_count(), 0, "nothing held, nothing written");
+    let items: Vec<(u64, u64)> = (0..10u64).map(|i| (i << 60, i)).collect();
+    b.push(&items).unwrap();
+    b.spill_held().unwrap();
+    assert_eq!(b.file_count(), 1);
+    let src = b.finish(8).unwrap();
+    assert_eq!(src.shape(0), (1, 0, 0));
+    let mut got = Vec::new();
+    src.for_each_bucket(100, 8, dir.path(), "split", &mut |items: &mut Vec<(u64, u64)>, _| {
+        got.extend_from_slice(items);
+        Ok::<(), SpillError>(())
+    })
+    .unwrap();
+    assert_eq!(got, items);
+}
