@@ -12,7 +12,9 @@
 //! there are too many) and what is still held are read back one bucket at
 //! a time ([`Spilled`]). A bucket too large for its reader's memory is
 //! split again by the next key bits ([`Spilled::for_each_bucket`], or the
-//! caller's own rule, as `book build` counts large buckets in a map first).
+//! caller's own rule, as `book build` counts large buckets in a map first);
+//! one still too large at the last level (a key of too many items) is read
+//! a chunk at a time ([`Spilled::walk_buckets`]).
 //!
 //! Buckets: at level `L` (0 to [`MAX_LEVEL`]) a key's bucket is its 12
 //! bits below the top `12·L` ([`bucket_of`]), so buckets in order hold
@@ -33,7 +35,7 @@ mod file;
 mod held;
 
 pub use file::{read_exact_at, SpillError, SpillReader, SpillWriter, FOOTER_LEN, HEADER_LEN, INDEX_BYTES};
-pub use held::{Buckets, Grouped, Spilled};
+pub use held::{Bucket, Buckets, Grouped, Spilled};
 
 /// Key bits a level's buckets take.
 pub const BUCKET_BITS: u32 = 12;

@@ -41,6 +41,20 @@
 //!   ([`GameId::value`]), each in its cell's list with
 //!   that rank: Lichess's masters database keeps just those.
 //!
+//! Memory (`--memory`, [`Budget`]) does not grow with the games: a visit
+//! carries what the counting needs of its game ([`Visit`]), the game ids
+//! are held up to their share, then spilled
+//! ([`ExplorerWriter::has_game`]), and a position of more visits than a
+//! bucket may hold (the start position) is counted as they are read
+//! ([`count`]). While the games stream, the held visits take a quarter of
+//! the budget, the batches in flight an eighth and the ids a quarter (the
+//! more their Bloom filter holds, the fewer new ids are looked up on
+//! disk); while the positions are counted (the ids' memory given back,
+//! and the held visits written out once some were), the buckets in
+//! flight take a quarter and the buckets being split about as much. What
+//! grows is on disk, and the writer's strings (each distinct name once:
+//! with the players, not the games).
+//!
 //! The index is a function of the sequence of games alone (not of the
 //! threads or the memory budget), so [`merge`], which replays the stored
 //! games of its inputs in order through the same counting, writes the
@@ -48,11 +62,7 @@
 
 use crate::board::Board;
 use crate::codec::{fnv1a64, PathIoError};
-use crate::explorer::index::record::encode_position;
-use crate::explorer::index::{
-    Cell, CellGames, Explorer, ExplorerError, ExplorerWriter, GameRecord, GameRef, MoveCell, MoveStats, PackedMoves,
-    PositionEntry, Stats, LISTED,
-};
+use crate::explorer::index::{Cell, Explorer, ExplorerError, ExplorerWriter, GameRecord, PackedMoves};
 use crate::explorer::model::filter::{is_standard, rating, Filters, Rejection};
 use crate::explorer::model::{mean_rating, GameDate, GameId, Outcome, Speed};
 use crate::input::Input;
@@ -60,8 +70,8 @@ use crate::input::InputError;
 use crate::pgn::pipeline::{read_inputs, Job, Meter, Observer, Progress};
 use crate::pgn::{for_each_game, GameSource, GameView, ReplayError};
 use crate::spill::SpillError;
-use crate::spill::{bucket_of, Buckets, Encoding, Grouped};
-use crate::types::{Color, Move};
+use crate::spill::{bucket_of, Bucket, Buckets, Encoding, Grouped};
+use crate::types::Color;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -184,7 +194,7 @@ pub enum ExplorerBuildError {
     Spill(#[from] SpillError),
     #[error(transparent)]
     Io(#[from] PathIoError),
-    #[error("{} input(s) damaged ({}); no book written", .damaged.len(), .damaged.iter().map(|(i, e)| format!("{i}: {e}")).collect::<Vec<_>>().join("; "))]
+    #[error("{}", crate::pgn::pipeline::damaged_message(.damaged, "index"))]
     Damaged { damaged: Vec<(String, String)> },
     #[error("{path}: {source}")]
     Index { path: PathBuf, source: ExplorerError },
@@ -282,7 +292,7 @@ impl Encoding for Visits {
         Ok(())
     }
 
-    /// Held encoded: 24 bytes a visit rather than 32.
+    /// Held encoded: 24 bytes a Lichess visit rather than 32.
     fn holds_encoded(self) -> bool {
         true
     }
@@ -526,6 +536,42 @@ struct Batch {
     skipped: Vec<ReplayError>,
 }
 
+/// The `--memory` budget in bytes, and its shares (the module doc).
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    bytes: usize,
+    /// Jobs in flight, of the reading and of the counting.
+    tokens: usize,
+}
+
+impl Budget {
+    fn of(options: &ExplorerOptions) -> Budget {
+        Budget { bytes: options.memory_mb.max(1) << 20, tokens: 2 * options.threads.max(1) + 2 }
+    }
+
+    /// Bytes of PGN a batch: the batches in flight (their text, and their
+    /// games replayed: about 3x the text) take an eighth.
+    fn batch_bytes(self) -> usize {
+        (self.bytes / 8 / 3 / self.tokens).clamp(64 << 10, 4 << 20)
+    }
+
+    /// Visits held (encoded, `item_len` bytes each): a quarter.
+    fn held_visits(self, item_len: usize) -> usize {
+        self.bytes / 4 / item_len
+    }
+
+    /// The game ids' bytes, while the games stream: a quarter.
+    fn id_bytes(self) -> usize {
+        self.bytes / 4
+    }
+
+    /// Visits of a bucket counted whole: the buckets in flight take a
+    /// quarter, and so at most do those being split (one a level).
+    fn bucket_visits(self) -> usize {
+        (self.bytes / 4 / std::mem::size_of::<Visit>() / self.tokens).max(1 << 8)
+    }
+}
+
 /// Numbers and stores the games in order, holds their visits, and at the
 /// end counts every position into the index.
 struct Indexer {
@@ -536,28 +582,31 @@ struct Indexer {
     pending: Vec<Visit>,
     aux: Vec<Visit>,
     spare: Option<Grouped<Visits>>,
+    /// Visits a batch (see [`BATCH_VISITS`]).
+    batch: usize,
     masters: bool,
+    budget: Budget,
     summary: ExplorerSummary,
 }
 
-/// Visits gathered before they are held as one batch.
+/// Visits gathered before they are held as one batch (at most a quarter
+/// of those held).
 const BATCH_VISITS: usize = 1 << 16;
 
 impl Indexer {
-    fn new(out: &Path, options: &ExplorerOptions, temp: &Path) -> Result<Indexer, ExplorerBuildError> {
+    fn new(out: &Path, options: &ExplorerOptions, budget: Budget, temp: &Path) -> Result<Indexer, ExplorerBuildError> {
         let encoding = Visits { masters: options.masters };
-        // A quarter of the budget for held visits.
-        let limit = (options.memory_mb.max(1) << 20) / 4 / encoding.item_len();
-        // An eighth for the ids of the games indexed.
-        let id_bytes = (options.memory_mb.max(1) << 20) / 8;
+        let limit = budget.held_visits(encoding.item_len());
         let top_games = kept_per_cell(options.masters);
         Ok(Indexer {
-            writer: ExplorerWriter::create_with(out, options.max_ply, top_games, Some(temp), id_bytes)?,
+            writer: ExplorerWriter::create_with(out, options.max_ply, top_games, Some(temp), budget.id_bytes())?,
             visits: Buckets::new(0, encoding, limit, temp, "visits".to_string()),
             pending: Vec::new(),
             aux: Vec::new(),
             spare: None,
+            batch: BATCH_VISITS.min(limit / 4).max(1),
             masters: options.masters,
+            budget,
             summary: ExplorerSummary::default(),
         })
     }
@@ -579,7 +628,7 @@ impl Indexer {
         self.pending.extend(visits.map(|v| facts.visit(game, v)));
         self.summary.events += (self.pending.len() - before) as u64;
         self.summary.indexed += 1;
-        if self.pending.len() >= BATCH_VISITS {
+        if self.pending.len() >= self.batch {
             self.hold_pending()?;
         }
         Ok(())
@@ -598,38 +647,50 @@ impl Indexer {
     /// Counts every position and writes the index: the buckets of visits
     /// are read back in key order and counted by `threads` workers
     /// ([`count_bucket`]), their entries written in that order.
-    fn finish(
-        mut self,
-        options: &ExplorerOptions,
-        temp: &Path,
-        threads: usize,
-    ) -> Result<ExplorerSummary, ExplorerBuildError> {
+    fn finish(mut self, temp: &Path, threads: usize) -> Result<ExplorerSummary, ExplorerBuildError> {
         self.hold_pending()?;
-        let Indexer { mut writer, visits, masters, mut summary, .. } = self;
+        // Visits that went to disk take the rest along: the counting's
+        // memory is then the buckets', not what the games left held.
+        if self.visits.file_count() > 0 {
+            self.visits.spill_held()?;
+        }
+        self.spare = None;
+        let Indexer { mut writer, visits, masters, budget, mut summary, .. } = self;
         writer.end_games()?;
         let spilled = visits.finish(64)?;
         summary.runs = spilled.file_count;
-        let tokens = 2 * threads.max(1) + 2;
-        // A quarter of the budget for the buckets in flight.
-        let limit = ((options.memory_mb.max(1) << 20) / 4 / std::mem::size_of::<Visit>() / tokens).max(1 << 12);
+        let limit = budget.bucket_visits();
         let produce = |feed: &mut crate::ordered::Feed<BucketJob>| {
             // Buckets go out in runs of about RUN_VISITS visits (a job
             // each would cost more in hand-overs than in counting).
             let mut run: Vec<Vec<Visit>> = Vec::new();
             let mut held = 0;
-            let mut send = |items: &mut Vec<Visit>, _level: u8| -> Result<(), Feeding> {
-                held += items.len();
-                run.push(std::mem::take(items));
-                if held < RUN_VISITS {
-                    return Ok(());
-                }
+            let mut send = |bucket: Bucket<'_, Visits>| -> Result<(), Feeding> {
+                let job = match bucket {
+                    Bucket::Whole(items, _) => {
+                        held += items.len();
+                        run.push(std::mem::take(items));
+                        if held < RUN_VISITS {
+                            return Ok(());
+                        }
+                        BucketJob::Visits(std::mem::take(&mut run))
+                    }
+                    Bucket::Large(spilled, b) => {
+                        // The buckets before it go first; it is counted
+                        // here, as it is read.
+                        if !run.is_empty() && !feed.send(BucketJob::Visits(std::mem::take(&mut run))) {
+                            return Err(Feeding::Stopped);
+                        }
+                        BucketJob::Counted(count_large(spilled, b, masters)?)
+                    }
+                };
                 held = 0;
-                match feed.send(BucketJob::Visits(std::mem::take(&mut run))) {
+                match feed.send(job) {
                     true => Ok(()),
                     false => Err(Feeding::Stopped),
                 }
             };
-            match spilled.for_each_bucket(limit, 64, temp, "split", &mut send) {
+            match spilled.walk_buckets(limit, 64, temp, "split", &mut send) {
                 Ok(()) => {
                     if !run.is_empty() {
                         feed.send(BucketJob::Visits(run));
@@ -650,12 +711,13 @@ impl Indexer {
                     }
                     Ok(counted)
                 }
+                BucketJob::Counted(counted) => Ok(counted),
                 BucketJob::Failed(e) => Err(e),
             }
         };
         crate::ordered::run(
             threads.max(1),
-            tokens,
+            budget.tokens,
             produce,
             worker,
             |counted: Result<Counted, ExplorerBuildError>| {
@@ -680,10 +742,11 @@ impl Indexer {
 /// Visits (about) a worker counts at a time.
 const RUN_VISITS: usize = 1 << 16;
 
-/// Buckets of visits for a worker (in key order), or why the reading
-/// stopped.
+/// Buckets of visits for a worker (in key order), a bucket too large to
+/// hold counted as it was read, or why the reading stopped.
 enum BucketJob {
     Visits(Vec<Vec<Visit>>),
+    Counted(Counted),
     Failed(ExplorerBuildError),
 }
 
@@ -697,89 +760,6 @@ impl From<crate::spill::SpillError> for Feeding {
     fn from(e: crate::spill::SpillError) -> Feeding {
         Feeding::Failed(e.into())
     }
-}
-
-/// A bucket counted: its positions of two games or more (key and length
-/// of the encoded entry, the entries one after another in `bytes`) and
-/// its singles (key, game, ply), each in key order.
-#[derive(Default)]
-struct Counted {
-    positions: Vec<(u64, usize)>,
-    bytes: Vec<u8>,
-    singles: Vec<(u64, u32, u8)>,
-}
-
-/// Counts the visits of one bucket (in game order) into `out`.
-fn count_bucket(items: &mut [Visit], masters: bool, out: &mut Counted) {
-    // Game numbers rise in input order: by key, then game, is by key in
-    // input order.
-    items.sort_unstable_by_key(|v| (v.key, v.game));
-    for group in items.chunk_by(|a, b| a.key == b.key) {
-        if let [only] = group {
-            out.singles.push((only.key, only.game, only.ply));
-        } else {
-            let before = out.bytes.len();
-            encode_position(&entry_of(group, masters), &mut out.bytes);
-            out.positions.push((group[0].key, out.bytes.len() - before));
-        }
-    }
-}
-
-/// The entry of a position reached in `visits` (one per game, in game
-/// order; two or more): its games listed when they are few ([`LISTED`]),
-/// else counted by cell, with each cell's kept games (the newest; masters:
-/// those of the year's best).
-fn entry_of(visits: &[Visit], masters: bool) -> PositionEntry {
-    let mut moves: Vec<u16> = visits.iter().map(|v| v.mv).collect();
-    moves.sort_unstable();
-    moves.dedup();
-    let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0);
-    if visits.len() <= LISTED {
-        let games = visits.iter().map(|v| GameRef { game: v.game, mv: move_index(v.mv) as u32, rank: 0 }).collect();
-        return PositionEntry::Listed { moves: moves.iter().map(|&m| Move::from_raw(m)).collect(), games };
-    }
-    // (move, cell) → stats and the game when there is one.
-    let mut cells: Vec<(usize, Cell, Stats, u32)> = Vec::with_capacity(visits.len());
-    let mut by_cell: Vec<(Cell, u32, usize, u64)> = Vec::with_capacity(visits.len());
-    for v in visits {
-        let i = move_index(v.mv);
-        cells.push((i, v.cell, Stats::of_game(v.outcome, v.rating), v.game));
-        by_cell.push((v.cell, v.game, i, v.rank));
-    }
-    cells.sort_by_key(|c| (c.0, c.1));
-    let mut out: Vec<MoveStats> =
-        moves.iter().map(|&mv| MoveStats { mv: Move::from_raw(mv), cells: Vec::new() }).collect();
-    for group in cells.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-        let mut s = Stats::default();
-        group.iter().for_each(|c| s.add(&c.2));
-        let only = (group.len() == 1).then_some(group[0].3);
-        out[group[0].0].cells.push(MoveCell { cell: group[0].1, stats: s, game: only });
-    }
-    if masters {
-        // Each year's best games, each year's cells one after another.
-        let year = |c: Cell| c.month().year();
-        by_cell.sort_by_key(|&(cell, _, _, rank)| (year(cell), std::cmp::Reverse(rank)));
-        let mut kept: Vec<(Cell, u32, usize, u64)> = Vec::new();
-        for y in by_cell.chunk_by(|a, b| year(a.0) == year(b.0)) {
-            kept.extend_from_slice(&y[..y.len().min(MASTERS_GAMES)]);
-        }
-        by_cell = kept;
-    }
-    by_cell.sort_by_key(|&(cell, game, _, _)| (cell, std::cmp::Reverse(game)));
-    let games = by_cell
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|group| {
-            let refs = group.iter().map(|&(_, game, mv, rank)| GameRef { game, mv: mv as u32, rank });
-            if masters {
-                let mut top: Vec<GameRef> = refs.collect();
-                top.sort_by_key(|r| std::cmp::Reverse(r.rank));
-                CellGames { cell: group[0].0, top, recent: Vec::new() }
-            } else {
-                CellGames { cell: group[0].0, top: Vec::new(), recent: refs.take(RECENT_GAMES).collect() }
-            }
-        })
-        .collect();
-    PositionEntry::Counted { moves: out, games }
 }
 
 /// The games a cell keeps, the header's byte: the newest 8 of a Lichess
@@ -808,6 +788,17 @@ pub fn build(
     options: &ExplorerOptions,
     observer: &mut dyn Observer,
 ) -> Result<ExplorerSummary, ExplorerBuildError> {
+    build_within(inputs, out, options, Budget::of(options), observer)
+}
+
+/// [`build`] within `budget`.
+fn build_within(
+    inputs: &[PathBuf],
+    out: &Path,
+    options: &ExplorerOptions,
+    budget: Budget,
+    observer: &mut dyn Observer,
+) -> Result<ExplorerSummary, ExplorerBuildError> {
     let start = Instant::now();
     let mut opened = Vec::with_capacity(inputs.len());
     for p in inputs {
@@ -817,14 +808,11 @@ pub fn build(
     let parent = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
     let temp =
         crate::codec::TempDir::in_dir(&parent, "archivist-explorer").map_err(|e| PathIoError::new(&parent, e))?;
-    let mut indexer = Indexer::new(out, options, temp.path())?;
+    let mut indexer = Indexer::new(out, options, budget, temp.path())?;
     let filters = Filters { exclude_variants: true, chess960: false, ..options.filters.clone() };
     let rules = Rules::of(options);
     let meter = Meter::default();
-    let tokens = 2 * options.threads.max(1) + 2;
-    // The batches in flight (text, and their games replayed: about 3x the
-    // text) take at most an eighth of the budget.
-    let batch_bytes = ((options.memory_mb.max(1) << 20) / 24 / tokens).clamp(64 << 10, 4 << 20);
+    let batch_bytes = budget.batch_bytes();
     let worker = || {
         let (files, filters, rules) = (&files, &filters, &rules);
         move |job: Job, spares: &crate::ordered::Spares<Vec<Replayed>>| match job {
@@ -838,7 +826,7 @@ pub fn build(
     };
     let produce = |feed: &mut crate::ordered::Feed<Job>| read_inputs(opened, batch_bytes, &meter, feed);
     let mut last_report = Instant::now();
-    crate::ordered::run(options.threads.max(1), tokens, produce, worker, |item: Item| {
+    crate::ordered::run(options.threads.max(1), budget.tokens, produce, worker, |item: Item| {
         let mut spare = None;
         match item {
             Item::Damaged { input, error } => {
@@ -881,7 +869,7 @@ pub fn build(
     if !indexer.summary.damaged.is_empty() && !options.allow_damaged {
         return Err(ExplorerBuildError::Damaged { damaged: indexer.summary.damaged.clone() });
     }
-    let mut summary = indexer.finish(options, temp.path(), options.threads)?;
+    let mut summary = indexer.finish(temp.path(), options.threads)?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -907,7 +895,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Resul
     let parent = options.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
     let temp =
         crate::codec::TempDir::in_dir(&parent, "archivist-explorer").map_err(|e| PathIoError::new(&parent, e))?;
-    let mut indexer = Indexer::new(out, &options, temp.path())?;
+    let mut indexer = Indexer::new(out, &options, Budget::of(&options), temp.path())?;
     for (path, e) in &opened {
         let index_error = |source| ExplorerBuildError::Index { path: path.to_path_buf(), source };
         let strings = e.strings().map_err(index_error)?;
@@ -924,7 +912,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Resul
             indexer.add(&g, &packed, visits.into_iter())?;
         }
     }
-    let mut summary = indexer.finish(&options, temp.path(), options.threads)?;
+    let mut summary = indexer.finish(temp.path(), options.threads)?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -945,6 +933,10 @@ fn replay_visits(g: &GameRecord, max_ply: u8) -> Option<Vec<(u64, u8, u16)>> {
     .ok()?;
     Some(visits)
 }
+
+mod count;
+
+use count::{count_bucket, count_large, Counted};
 
 #[cfg(test)]
 mod tests;

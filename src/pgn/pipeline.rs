@@ -44,6 +44,13 @@ pub fn read_inputs(inputs: Vec<Input>, batch_bytes: usize, meter: &Meter, feed: 
     }
 }
 
+/// Why a build that read damaged inputs wrote nothing: the inputs and
+/// their errors, and that no `output` ("book", "index") was written.
+pub fn damaged_message(damaged: &[(String, String)], output: &str) -> String {
+    let inputs: Vec<String> = damaged.iter().map(|(input, error)| format!("{input}: {error}")).collect();
+    format!("{} input(s) damaged ({}); no {output} written", damaged.len(), inputs.join("; "))
+}
+
 /// Live figures for a progress display.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {

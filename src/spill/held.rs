@@ -234,6 +234,20 @@ impl<C: Encoding> Buckets<C> {
         Ok(std::mem::take(&mut self.batches))
     }
 
+    /// Spill files written so far.
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Writes what is held to a spill file now (nothing when nothing is
+    /// held): its memory is then free for the reading.
+    pub fn spill_held(&mut self) -> Result<(), SpillError> {
+        if self.held > 0 {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
     /// Ends the input: the files are opened for reading, combined first
     /// (`fan_in` at a time, in stages) while there are more than `fan_in`.
     pub fn finish(self, fan_in: usize) -> Result<Spilled<C>, SpillError> {
@@ -336,6 +350,15 @@ fn combine<C: Encoding>(inputs: &[PathBuf], out: &Path, level: u8, encoding: C) 
     Ok(())
 }
 
+/// A bucket as [`Spilled::walk_buckets`] hands it on.
+pub enum Bucket<'a, C: Encoding> {
+    /// Its items, whole and in input order, and its level.
+    Whole(&'a mut Vec<C::Item>, u8),
+    /// A bucket of [`MAX_LEVEL`] over the limit: where it is (its items
+    /// to be read a chunk at a time: [`Spilled::read`]).
+    Large(&'a Spilled<C>, usize),
+}
+
 /// The items of a pass, to be read back bucket by bucket: the spill
 /// files, in order, then what was still held.
 pub struct Spilled<C: Encoding> {
@@ -421,22 +444,48 @@ impl<C: Encoding> Spilled<C> {
         name: &str,
         f: &mut impl FnMut(&mut Vec<C::Item>, u8) -> Result<(), E>,
     ) -> Result<(), E> {
+        let mut items = Vec::new();
+        self.walk_buckets(limit, fan_in, dir, name, &mut |bucket| match bucket {
+            Bucket::Whole(items, level) => f(items, level),
+            Bucket::Large(spilled, b) => {
+                items.clear();
+                spilled.append(b, &mut Vec::new(), &mut items)?;
+                f(&mut items, spilled.level)
+            }
+        })
+    }
+
+    /// [`Spilled::for_each_bucket`], but a bucket of [`MAX_LEVEL`] of more
+    /// than `limit` items is not gathered: `f` gets where it is
+    /// ([`Bucket::Large`]), to read it a chunk at a time.
+    pub fn walk_buckets<E: From<SpillError>>(
+        &self,
+        limit: usize,
+        fan_in: usize,
+        dir: &Path,
+        name: &str,
+        f: &mut impl FnMut(Bucket<'_, C>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let (mut bytes, mut items) = (Vec::new(), Vec::new());
         for b in 0..BUCKETS {
             let n = self.len(b);
             if n == 0 {
                 continue;
             }
-            if n <= limit || self.level >= MAX_LEVEL {
+            if n <= limit {
                 items.clear();
                 self.append(b, &mut bytes, &mut items)?;
-                f(&mut items, self.level)?;
+                f(Bucket::Whole(&mut items, self.level))?;
+                continue;
+            }
+            if self.level >= MAX_LEVEL {
+                f(Bucket::Large(self, b))?;
                 continue;
             }
             let name = format!("{name}-{}-{b}", self.level + 1);
             let mut deeper = Buckets::new(self.level + 1, self.encoding, limit, dir, name.clone());
             self.read(b, &mut bytes, &mut items, |chunk| deeper.push(chunk))?;
-            deeper.finish(fan_in)?.for_each_bucket(limit, fan_in, dir, &name, f)?;
+            deeper.finish(fan_in)?.walk_buckets(limit, fan_in, dir, &name, f)?;
         }
         Ok(())
     }

@@ -182,3 +182,62 @@ fn buckets_over_the_limit_are_split_and_handed_in_key_order() {
     );
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_key_of_too_many_items_is_handed_to_be_read_a_chunk_at_a_time() {
+    let dir = TempDir::new("spill-large");
+    // One key 3,000 times among others: past the limit down to the last
+    // level, where it is not gathered.
+    let hot = 0x1234_5678_9abc_def0u64;
+    let input: Vec<(u64, u64)> =
+        (0..4_000u64).map(|i| (if i % 4 == 0 { i.wrapping_mul(0x9E37_79B9_7F4A_7C15) } else { hot }, i)).collect();
+    let mut b = Buckets::new(0, Pairs, 700, dir.path(), "s".into());
+    b.push(&input).unwrap();
+    let src = b.finish(8).unwrap();
+    let (mut got, mut large) = (Vec::new(), 0);
+    src.walk_buckets(500, 8, dir.path(), "split", &mut |bucket: Bucket<'_, Pairs>| {
+        match bucket {
+            Bucket::Whole(items, _) => got.extend_from_slice(items),
+            Bucket::Large(spilled, b) => {
+                assert_eq!((spilled.level(), spilled.len(b)), (MAX_LEVEL, 3_000));
+                large += 1;
+                let (mut bytes, mut chunk) = (Vec::new(), Vec::new());
+                spilled.read(b, &mut bytes, &mut chunk, |items| {
+                    got.extend_from_slice(items);
+                    Ok::<(), SpillError>(())
+                })?;
+            }
+        }
+        Ok::<(), SpillError>(())
+    })
+    .unwrap();
+    assert_eq!(large, 1);
+    // Every item once, the key's in input order.
+    let hot_items: Vec<u64> = got.iter().filter(|p| p.0 == hot).map(|p| p.1).collect();
+    assert!(hot_items.len() == 3_000 && hot_items.is_sorted());
+    let (mut got, mut want) = (got, input);
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn what_is_held_can_be_spilled_before_the_end() {
+    let dir = TempDir::new("spill-held");
+    let mut b = Buckets::new(0, Pairs, 1_000, dir.path(), "s".into());
+    b.spill_held().unwrap();
+    assert_eq!(b.file_count(), 0, "nothing held, nothing written");
+    let items: Vec<(u64, u64)> = (0..10u64).map(|i| (i << 60, i)).collect();
+    b.push(&items).unwrap();
+    b.spill_held().unwrap();
+    assert_eq!(b.file_count(), 1);
+    let src = b.finish(8).unwrap();
+    assert_eq!(src.shape(0), (1, 0, 0));
+    let mut got = Vec::new();
+    src.for_each_bucket(100, 8, dir.path(), "split", &mut |items: &mut Vec<(u64, u64)>, _| {
+        got.extend_from_slice(items);
+        Ok::<(), SpillError>(())
+    })
+    .unwrap();
+    assert_eq!(got, items);
+}

@@ -156,7 +156,7 @@ pub enum BuildError {
     Spill(#[from] SpillError),
     #[error(transparent)]
     Io(#[from] PathIoError),
-    #[error("{} input(s) damaged ({}); no book written", .summary.damaged.len(), .summary.damaged.iter().map(|(i, e)| format!("{i}: {e}")).collect::<Vec<_>>().join("; "))]
+    #[error("{}", crate::pgn::pipeline::damaged_message(&.summary.damaged, "book"))]
     Damaged { summary: Box<Summary> },
     #[error("the positions of one bucket of keys do not fit in {bytes} bytes even split as far as keys allow; give more memory")]
     Budget { bytes: usize },

@@ -5,6 +5,7 @@ use crate::codec::SplitMix64;
 use crate::explorer::model::{Month, RatingGroup};
 use crate::explorer::query::{Filter, Kind, Limits, Shards};
 use crate::testdata::TempDir as Dir;
+use crate::types::Move;
 use std::collections::HashSet;
 
 #[derive(Default)]
@@ -340,4 +341,50 @@ fn visits_spill_with_their_game_facts_and_damage_is_found() {
         }
         assert_eq!(encoding.decode(&bytes, bucket ^ 1, 0, &mut Vec::new()), Err(0));
     }
+}
+
+#[test]
+fn a_tiny_budget_spills_the_ids_and_visits_and_streams_the_start_position_and_changes_nothing() {
+    let dir = Dir::new("explorer-tiny");
+    let mut games = lichess_like_pgn(1500, 8);
+    // Copies, early and late: the first counts.
+    for (from, to) in [(3, 40), (700, 1400), (10, 1200)] {
+        let copy = games[from].clone();
+        games.insert(to, copy);
+    }
+    let pgn = write(&dir, "in.pgn", &games);
+    for masters in [false, true] {
+        let options = ExplorerOptions { masters, threads: 2, ..all_games() };
+        let (want, first) = index(&dir, "a.axi", std::slice::from_ref(&pgn), &options);
+        assert_eq!(first.runs, 0);
+        let tiny = Budget { bytes: 20 << 10, ..Budget::of(&options) };
+        // The start position is reached in every game: more than a bucket
+        // holds; the ids (about 40 bytes of their share an id held) spill
+        // to more runs than are kept before a merge.
+        assert!(tiny.bucket_visits() < 1500 && tiny.id_bytes() / 40 < 1500 / 10, "{tiny:?}");
+        let out = dir.file("b.axi");
+        let summary = build_within(std::slice::from_ref(&pgn), &out, &options, tiny, &mut Quiet).unwrap();
+        assert!(std::fs::read(&out).unwrap() == want, "masters {masters}: {summary:?}");
+        assert!(summary.runs > 64, "{summary:?}");
+        assert_eq!((summary.indexed, summary.duplicates), (first.indexed, first.duplicates));
+        assert!(summary.duplicates >= 3, "{summary:?}");
+    }
+}
+
+#[test]
+fn a_damaged_input_writes_no_index_and_says_so() {
+    use std::io::Write;
+    let dir = Dir::new("explorer-damaged-input");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(lichess_like_pgn(50, 10).concat().as_bytes()).unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.truncate(bytes.len() / 2);
+    let input = dir.file("cut.pgn.gz");
+    std::fs::write(&input, bytes).unwrap();
+    let out = dir.file("x.axi");
+    let e = build(&[input], &out, &all_games(), &mut Quiet).unwrap_err();
+    assert!(matches!(e, ExplorerBuildError::Damaged { .. }), "{e}");
+    let message = e.to_string();
+    assert!(message.starts_with("1 input(s) damaged (") && message.ends_with("); no index written"), "{message}");
+    assert!(!out.exists());
 }

@@ -1,0 +1,294 @@
+//! Counting the visits of positions into their entries, in memory that
+//! grows with a position's moves and cells, not with its games: a
+//! position reached in every game (the start position) is counted as
+//! its visits come ([`Tally`]), a chunk at a time when they are too many
+//! to hold ([`count_large`]).
+//!
+//! A position reached in one game is a single (its game and ply); in at
+//! most [`LISTED`], its games listed in game order; in more, its moves'
+//! counts by cell and its cells' kept games: a Lichess index's
+//! [`RECENT_GAMES`] newest of each cell, a masters index's
+//! [`MASTERS_GAMES`] best (`rank`, then the earlier game) of each year,
+//! each in its cell's list.
+
+use super::{Visit, Visits, MASTERS_GAMES, RECENT_GAMES};
+use crate::explorer::index::record::encode_position;
+use crate::explorer::index::{Cell, CellGames, GameRef, MoveCell, MoveStats, PositionEntry, Stats, LISTED};
+use crate::spill::{SpillError, Spilled};
+use crate::types::Move;
+use std::cmp::Reverse;
+use std::collections::btree_map::{BTreeMap, Entry};
+
+/// Buckets counted: their positions of two games or more (key and length
+/// of the encoded entry, the entries one after another in `bytes`) and
+/// their singles (key, game, ply), each in key order.
+#[derive(Default)]
+pub(super) struct Counted {
+    pub positions: Vec<(u64, usize)>,
+    pub bytes: Vec<u8>,
+    pub singles: Vec<(u64, u32, u8)>,
+}
+
+/// Counts the visits of one bucket (in game order) into `out`.
+pub(super) fn count_bucket(items: &mut [Visit], masters: bool, out: &mut Counted) {
+    // Game numbers rise in input order: by key, then game, is by key in
+    // input order.
+    items.sort_unstable_by_key(|v| (v.key, v.game));
+    for group in items.chunk_by(|a, b| a.key == b.key) {
+        match group {
+            [only] => out.singles.push((only.key, only.game, only.ply)),
+            _ if group.len() <= LISTED => out.position(group[0].key, &listed(group)),
+            _ => {
+                let mut tally = Tally::new(masters);
+                group.iter().for_each(|v| tally.add(v));
+                tally.finish(group[0].key, out);
+            }
+        }
+    }
+}
+
+/// Counts bucket `b` of `spilled`, too large to hold, as its visits come
+/// (in input order, so in game order for each key).
+pub(super) fn count_large(spilled: &Spilled<Visits>, b: usize, masters: bool) -> Result<Counted, SpillError> {
+    // A bucket of the last level holds a few keys.
+    let mut tallies: BTreeMap<u64, Tally> = BTreeMap::new();
+    let (mut bytes, mut chunk) = (Vec::new(), Vec::new());
+    spilled.read(b, &mut bytes, &mut chunk, |visits| {
+        for v in visits {
+            tallies.entry(v.key).or_insert_with(|| Tally::new(masters)).add(v);
+        }
+        Ok::<_, SpillError>(())
+    })?;
+    let mut out = Counted::default();
+    for (key, tally) in tallies {
+        tally.finish(key, &mut out);
+    }
+    Ok(out)
+}
+
+impl Counted {
+    fn position(&mut self, key: u64, entry: &PositionEntry) {
+        let before = self.bytes.len();
+        encode_position(entry, &mut self.bytes);
+        self.positions.push((key, self.bytes.len() - before));
+    }
+}
+
+/// The entry of a position reached in `visits` (one per game, in game
+/// order; at most [`LISTED`]): its games listed.
+fn listed(visits: &[Visit]) -> PositionEntry {
+    let mut moves: Vec<u16> = visits.iter().map(|v| v.mv).collect();
+    moves.sort_unstable();
+    moves.dedup();
+    let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0) as u32;
+    let games = visits.iter().map(|v| GameRef { game: v.game, mv: move_index(v.mv), rank: 0 }).collect();
+    PositionEntry::Listed { moves: moves.iter().map(|&m| Move::from_raw(m)).collect(), games }
+}
+
+/// A game a cell may keep.
+#[derive(Clone, Copy)]
+struct Kept {
+    cell: Cell,
+    game: u32,
+    mv: u16,
+    rank: u64,
+}
+
+/// A position's visits counted as they come, in game order.
+struct Tally {
+    masters: bool,
+    games: usize,
+    /// The first visits, while there are at most [`LISTED`].
+    first: Vec<Visit>,
+    /// (move, cell) → the stats, and the game while it is the only one.
+    cells: BTreeMap<(u16, Cell), (Stats, Option<u32>)>,
+    /// By cell (Lichess: its newest games, oldest first) or by year
+    /// (masters: its best games, best first).
+    kept: BTreeMap<u32, Vec<Kept>>,
+}
+
+impl Tally {
+    fn new(masters: bool) -> Tally {
+        Tally { masters, games: 0, first: Vec::new(), cells: BTreeMap::new(), kept: BTreeMap::new() }
+    }
+
+    /// The next visit (games rising).
+    fn add(&mut self, v: &Visit) {
+        self.games += 1;
+        if self.games <= LISTED {
+            self.first.push(*v);
+            return;
+        }
+        for f in std::mem::take(&mut self.first) {
+            self.count(&f);
+        }
+        self.count(v);
+    }
+
+    fn count(&mut self, v: &Visit) {
+        let stats = Stats::of_game(v.outcome, v.rating);
+        match self.cells.entry((v.mv, v.cell)) {
+            Entry::Vacant(e) => {
+                e.insert((stats, Some(v.game)));
+            }
+            Entry::Occupied(mut e) => {
+                let (s, only) = e.get_mut();
+                s.add(&stats);
+                *only = None;
+            }
+        }
+        let kept = Kept { cell: v.cell, game: v.game, mv: v.mv, rank: v.rank };
+        if self.masters {
+            let year = v.cell.month().year();
+            let best = self.kept.entry(u32::from(year)).or_default();
+            let at = best.partition_point(|k| (Reverse(k.rank), k.game) < (Reverse(v.rank), v.game));
+            if at < MASTERS_GAMES {
+                best.insert(at, kept);
+                best.truncate(MASTERS_GAMES);
+            }
+        } else {
+            let newest = self.kept.entry(v.cell.0).or_default();
+            if newest.len() == RECENT_GAMES {
+                newest.remove(0);
+            }
+            newest.push(kept);
+        }
+    }
+
+    /// Writes the position `key`'s single or entry into `out`.
+    fn finish(self, key: u64, out: &mut Counted) {
+        match self.first[..] {
+            [only] if self.games == 1 => out.singles.push((key, only.game, only.ply)),
+            _ if self.games <= LISTED => out.position(key, &listed(&self.first)),
+            _ => out.position(key, &self.entry()),
+        }
+    }
+
+    /// The entry of more than [`LISTED`] games: counted by cell, with each
+    /// cell's kept games.
+    fn entry(self) -> PositionEntry {
+        // By move, then cell: the moves in order.
+        let mut moves: Vec<u16> = self.cells.keys().map(|&(mv, _)| mv).collect();
+        moves.dedup();
+        let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0);
+        let mut out: Vec<MoveStats> =
+            moves.iter().map(|&mv| MoveStats { mv: Move::from_raw(mv), cells: Vec::new() }).collect();
+        for (&(mv, cell), &(stats, game)) in &self.cells {
+            out[move_index(mv)].cells.push(MoveCell { cell, stats, game });
+        }
+        let game_ref = |k: &Kept| GameRef { game: k.game, mv: move_index(k.mv) as u32, rank: k.rank };
+        let games = if self.masters {
+            // Each year's best in their cells' lists, best first.
+            let mut kept: Vec<Kept> = self.kept.into_values().flatten().collect();
+            kept.sort_by_key(|k| (k.cell, Reverse(k.game)));
+            kept.chunk_by(|a, b| a.cell == b.cell)
+                .map(|group| {
+                    let mut top: Vec<GameRef> = group.iter().map(game_ref).collect();
+                    top.sort_by_key(|r| Reverse(r.rank));
+                    CellGames { cell: group[0].cell, top, recent: Vec::new() }
+                })
+                .collect()
+        } else {
+            self.kept
+                .into_values()
+                .map(|newest| CellGames {
+                    cell: newest[0].cell,
+                    top: Vec::new(),
+                    recent: newest.iter().rev().map(game_ref).collect(),
+                })
+                .collect()
+        };
+        PositionEntry::Counted { moves: out, games }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::SplitMix64;
+    use crate::explorer::model::{Month, Outcome, RatingGroup, Speed};
+
+    /// The entry as the counting made it before [`Tally`]: every visit in
+    /// memory, sorted (stable sorts: ties in game order).
+    fn reference(visits: &[Visit], masters: bool) -> PositionEntry {
+        if visits.len() <= LISTED {
+            return listed(visits);
+        }
+        let mut moves: Vec<u16> = visits.iter().map(|v| v.mv).collect();
+        moves.sort_unstable();
+        moves.dedup();
+        let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0);
+        let mut cells: Vec<(usize, Cell, Stats, u32)> =
+            visits.iter().map(|v| (move_index(v.mv), v.cell, Stats::of_game(v.outcome, v.rating), v.game)).collect();
+        let mut by_cell: Vec<(Cell, u32, usize, u64)> =
+            visits.iter().map(|v| (v.cell, v.game, move_index(v.mv), v.rank)).collect();
+        cells.sort_by_key(|c| (c.0, c.1));
+        let mut out: Vec<MoveStats> =
+            moves.iter().map(|&mv| MoveStats { mv: Move::from_raw(mv), cells: Vec::new() }).collect();
+        for group in cells.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let mut s = Stats::default();
+            group.iter().for_each(|c| s.add(&c.2));
+            let only = (group.len() == 1).then_some(group[0].3);
+            out[group[0].0].cells.push(MoveCell { cell: group[0].1, stats: s, game: only });
+        }
+        if masters {
+            let year = |c: Cell| c.month().year();
+            by_cell.sort_by_key(|&(cell, _, _, rank)| (year(cell), Reverse(rank)));
+            let mut kept = Vec::new();
+            for y in by_cell.chunk_by(|a, b| year(a.0) == year(b.0)) {
+                kept.extend_from_slice(&y[..y.len().min(MASTERS_GAMES)]);
+            }
+            by_cell = kept;
+        }
+        by_cell.sort_by_key(|&(cell, game, _, _)| (cell, Reverse(game)));
+        let games = by_cell
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|group| {
+                let refs = group.iter().map(|&(_, game, mv, rank)| GameRef { game, mv: mv as u32, rank });
+                if masters {
+                    let mut top: Vec<GameRef> = refs.collect();
+                    top.sort_by_key(|r| Reverse(r.rank));
+                    CellGames { cell: group[0].0, top, recent: Vec::new() }
+                } else {
+                    CellGames { cell: group[0].0, top: Vec::new(), recent: refs.take(RECENT_GAMES).collect() }
+                }
+            })
+            .collect();
+        PositionEntry::Counted { moves: out, games }
+    }
+
+    #[test]
+    fn counting_as_visits_come_gives_the_entry_of_all_the_visits_held() {
+        let mut rng = SplitMix64::new(9);
+        for case in 0..400 {
+            let masters = case % 2 == 1;
+            let n = [2, LISTED, LISTED + 1, 60, 300, 2000][case % 6];
+            let mut game = 0u32;
+            let visits: Vec<Visit> = (0..n)
+                .map(|_| {
+                    game += 1 + rng.below(3) as u32;
+                    let month = Month::new(2015 + rng.below(4) as u16, 1 + rng.below(2) as u8);
+                    let speed = [Speed::Blitz, Speed::Rapid][rng.below(2) as usize];
+                    Visit {
+                        key: 7,
+                        game,
+                        ply: rng.below(50) as u8,
+                        mv: [0x0c1c, 0x0d1d, 0x0b1b, 0x0e2e][rng.below(1 + case as u64 % 4) as usize],
+                        cell: Cell::new(month, speed, RatingGroup::from_index(rng.below(3) as u8).unwrap()),
+                        outcome: Outcome::from_u8(rng.below(3) as u8).unwrap(),
+                        rating: rng.below(3000) as u16,
+                        // Ties of ranks too (not in an index: ids are unique).
+                        rank: if masters { rng.below(40) } else { 0 },
+                    }
+                })
+                .collect();
+            let mut tally = Tally::new(masters);
+            visits.iter().for_each(|v| tally.add(v));
+            let mut counted = Counted::default();
+            tally.finish(7, &mut counted);
+            let mut want = Counted::default();
+            want.position(7, &reference(&visits, masters));
+            assert!(counted.bytes == want.bytes, "case {case}: {n} visits, masters {masters}");
+        }
+    }
+}
