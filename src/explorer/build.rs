@@ -486,7 +486,11 @@ fn game_of(
         let ply = ply - 1;
         if ply < usize::from(max_ply) {
             let key = b.key_legal_ep();
-            match visits.iter_mut().find(|v| v.0 == key) {
+            // A position recurs only after reversible moves: it was first
+            // reached at most `halfmove_clock` plies ago, so its visit is
+            // among as many last ones.
+            let since = visits.len().saturating_sub(usize::from(b.halfmove_clock()));
+            match visits[since..].iter_mut().find(|v| v.0 == key) {
                 Some(v) => *v = (key, ply as u8, m.raw()),
                 None => visits.push((key, ply as u8, m.raw())),
             }

@@ -388,3 +388,48 @@ fn a_damaged_input_writes_no_index_and_says_so() {
     assert!(message.starts_with("1 input(s) damaged (") && message.ends_with("); no index written"), "{message}");
     assert!(!out.exists());
 }
+
+/// A game's visits as a scan of all the earlier ones finds them (what
+/// [`game_of`] gives, which looks back only over reversible plies).
+fn visits_by_full_scan(sans: &[&str], max_ply: u8) -> Vec<(u64, u8, u16)> {
+    let mut b = Board::startpos();
+    let mut visits: Vec<(u64, u8, u16)> = Vec::new();
+    for (ply, san) in sans.iter().enumerate() {
+        let m = b.parse_san(san).unwrap();
+        if ply < usize::from(max_ply) {
+            let key = b.key_legal_ep();
+            match visits.iter_mut().find(|v| v.0 == key) {
+                Some(v) => *v = (key, ply as u8, m.raw()),
+                None => visits.push((key, ply as u8, m.raw())),
+            }
+        }
+        b.make_move(m);
+    }
+    visits
+}
+
+#[test]
+fn a_repeated_position_keeps_its_last_ply_and_move() {
+    let games: [&[&str]; 3] = [
+        // Knights out and back twice, then a pawn move and again.
+        &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "e4", "e5", "Nf3", "Nc6", "Ng1", "Nb8", "Nc3", "Nf6"],
+        // A repetition reached after a capture.
+        &["e4", "d5", "exd5", "Qxd5", "Nc3", "Qd8", "Nb1", "Qd5", "Nc3", "Qa5", "Nb1", "Qd5", "Nc3"],
+        // Castling rights lost by a king's walk: the same squares, another position.
+        &["e4", "e5", "Ke2", "Ke7", "Ke1", "Ke8", "Ke2", "Ke7", "Ke1", "Ke8"],
+    ];
+    for sans in games {
+        for max_ply in [4u8, 9, 50] {
+            let text = format!("[Result \"*\"]\n\n{} *\n", sans.join(" "));
+            let mut replayed = Replayed::default();
+            let mut seen = 0;
+            crate::pgn::for_each_game(&text, |view| {
+                game_of(view, max_ply, GameSource::default, &mut replayed).unwrap();
+                seen += 1;
+            });
+            assert_eq!(seen, 1);
+            assert_eq!(replayed.visits, visits_by_full_scan(sans, max_ply), "{sans:?} to ply {max_ply}");
+            assert_eq!(replayed.packed.plies, sans.len() as u64);
+        }
+    }
+}

@@ -49,19 +49,25 @@ impl BitWriter {
 
     /// Appends the low `width` bits of `value` (least significant first).
     pub fn put(&mut self, value: u64, width: u32) {
-        let (mut v, mut left) = (value, width.min(64));
-        while left > 0 {
-            let used = self.bits % 8;
-            if used == 0 {
-                self.bytes.push(0);
-            }
-            let take = (8 - used).min(left);
-            let last = self.bytes.len() - 1;
-            self.bytes[last] |= ((v & ((1u64 << take) - 1)) as u8) << used;
-            v >>= take;
-            left -= take;
-            self.bits += take;
+        let width = width.min(64);
+        if width == 0 {
+            return;
         }
+        let used = self.bits % 8;
+        let value = if width == 64 { value } else { value & ((1u64 << width) - 1) };
+        // The bits from the last byte's first free bit on: they finish
+        // that byte (when one was begun), then fill new ones.
+        let mut bits = u128::from(value) << used;
+        let mut new = (used + width).div_ceil(8) as usize;
+        if used != 0 {
+            if let Some(last) = self.bytes.last_mut() {
+                *last |= bits as u8;
+            }
+            bits >>= 8;
+            new -= 1;
+        }
+        self.bytes.extend_from_slice(&bits.to_le_bytes()[..new]);
+        self.bits += width;
     }
 }
 
@@ -615,5 +621,27 @@ mod tests {
         assert_eq!(w.bytes.len() as u64, at.div_ceil(8));
         assert_eq!(bits_at(&w.bytes, at + 64, 8), None);
         assert_eq!([0, 1, 2, 3, 4, 5, 255, 256, 257].map(bits_for), [0, 0, 1, 2, 2, 3, 8, 8, 9]);
+    }
+
+    #[test]
+    fn bit_writer_writes_what_a_bit_at_a_time_writer_writes() {
+        let mut rng = crate::codec::SplitMix64::new(75);
+        for _ in 0..200 {
+            let (mut w, mut want, mut at) = (BitWriter::default(), Vec::<u8>::new(), 0usize);
+            for _ in 0..rng.below(40) {
+                // Values wider than their field too: only the low bits count.
+                let (value, width) = (rng.next_u64(), rng.below(66) as u32);
+                w.put(value, width);
+                for i in 0..width.min(64) {
+                    if at % 8 == 0 {
+                        want.push(0);
+                    }
+                    want[at / 8] |= ((value >> i & 1) as u8) << (at % 8);
+                    at += 1;
+                }
+            }
+            assert_eq!(w.bytes, want);
+            assert_eq!(w.bits as usize, at);
+        }
     }
 }

@@ -244,9 +244,10 @@ impl ExplorerWriter {
             raw.read_exact(&mut record).at(&self.singles_raw.path)?;
             let s: PendingSingle =
                 (record[0], u32::from_le_bytes([record[1], record[2], record[3], record[4]]), record[5]);
-            bits.put(u64::from(s.0), 8);
-            bits.put(u64::from(s.1), g);
-            bits.put(u64::from(s.2), p);
+            // The three fields (8, g and p bits) in one put of at most 48.
+            let field = |v: u64, width: u32| v & ((1u64 << width) - 1);
+            let packed = u64::from(s.0) | field(u64::from(s.1), g) << 8 | field(u64::from(s.2), p) << (8 + g);
+            bits.put(packed, 8 + g + p);
             // Whole bytes out as they fill (a field is at most 8 + 32 + 8 bits).
             if bits.bytes.len() > 1 << 16 {
                 let done = bits.take_whole();
