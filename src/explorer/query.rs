@@ -36,7 +36,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 pub mod player;
+mod rollup;
 pub use player::PlayerQuery;
+use rollup::Rollup;
 
 /// Which cells a query takes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -58,9 +60,19 @@ impl Filter {
     }
 
     pub fn admits(&self, cell: Cell) -> bool {
-        self.speeds.as_ref().map_or(true, |s| s.contains(&cell.speed()))
-            && self.groups.as_ref().map_or(true, |g| cell.group().counts_under(g))
-            && self.in_range(cell.month())
+        self.admits_class(cell.speed(), cell.group()) && self.in_range(cell.month())
+    }
+
+    /// Whether the filter takes a cell of `speed` and `group` whatever
+    /// its month.
+    pub fn admits_class(&self, speed: Speed, group: RatingGroup) -> bool {
+        self.speeds.as_ref().map_or(true, |s| s.contains(&speed))
+            && self.groups.as_ref().map_or(true, |g| group.counts_under(g))
+    }
+
+    /// Whether it names months (`since`, `until`).
+    pub fn names_months(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
     }
 
     /// The same filter in one form, which admits the same cells and has
@@ -243,9 +255,16 @@ pub struct Shard {
     /// Each player's games by colour (name lower-cased), made at the first
     /// `/player` question: the game headers read once.
     players: OnceLock<HashMap<(String, Color), Vec<u32>>>,
-    /// Entries of many cells (the first plies' positions), decoded once;
-    /// and their cells.
+    /// Entries of many cells (the first plies' positions), decoded once
+    /// with their sums ([`Rollup`]); and their cells.
     hot: Mutex<Hot>,
+}
+
+/// An entry decoded, with its moves' sums over the months when it is
+/// kept (hot).
+struct Decoded {
+    entry: PositionEntry,
+    rollup: Option<Rollup>,
 }
 
 /// An entry of at least this many cells is kept decoded ...
@@ -258,12 +277,12 @@ const HOT_BUDGET: usize = 1 << 21;
 /// for since the last eviction.
 #[derive(Default)]
 struct Hot {
-    entries: HashMap<u64, (Arc<PositionEntry>, usize, u32)>,
+    entries: HashMap<u64, (Arc<Decoded>, usize, u32)>,
     cells: usize,
 }
 
 impl Hot {
-    fn get(&mut self, key: u64) -> Option<Arc<PositionEntry>> {
+    fn get(&mut self, key: u64) -> Option<Arc<Decoded>> {
         let e = self.entries.get_mut(&key)?;
         e.2 = e.2.saturating_add(1);
         Some(e.0.clone())
@@ -271,7 +290,7 @@ impl Hot {
 
     /// Keeps `entry`, letting the least asked for go (down to half the
     /// budget) when it would not fit.
-    fn keep(&mut self, key: u64, entry: Arc<PositionEntry>, cells: usize) {
+    fn keep(&mut self, key: u64, entry: Arc<Decoded>, cells: usize) {
         // Another request may have decoded and kept it meanwhile.
         if self.entries.contains_key(&key) {
             return;
@@ -301,21 +320,27 @@ impl Shard {
         Ok(Shard { path: path.to_path_buf(), index, strings, players, hot })
     }
 
-    /// The entry of the position `key`, if it has one.
-    fn entry(&self, key: u64) -> Result<Option<Arc<PositionEntry>>, ExplorerError> {
+    /// The entry of the position `key`, if it has one (with its sums
+    /// when it has many cells).
+    fn entry(&self, key: u64) -> Result<Option<Arc<Decoded>>, ExplorerError> {
         if let Some(e) = self.hot.lock().get(key) {
             return Ok(Some(e));
         }
         let Some(entry) = self.index.position(key)? else { return Ok(None) };
-        let entry = Arc::new(entry);
-        let cells = match &*entry {
+        let cells = match &entry {
             PositionEntry::Counted { moves, games } => moves.iter().map(|m| m.cells.len()).sum::<usize>() + games.len(),
             PositionEntry::Listed { .. } => 0,
         };
-        if cells >= HOT_CELLS {
-            self.hot.lock().keep(key, entry.clone(), cells);
+        if cells < HOT_CELLS {
+            return Ok(Some(Arc::new(Decoded { entry, rollup: None })));
         }
-        Ok(Some(entry))
+        let rollup = match &entry {
+            PositionEntry::Counted { moves, .. } => Some(Rollup::of(moves)),
+            PositionEntry::Listed { .. } => None,
+        };
+        let decoded = Arc::new(Decoded { entry, rollup });
+        self.hot.lock().keep(key, decoded.clone(), cells);
+        Ok(Some(decoded))
     }
 
     /// The games where `player` (case ignored) had `color`, in order.
@@ -391,9 +416,13 @@ impl Shards {
                     }
                 }
             };
-            match shard.entry(key)?.as_deref() {
-                Some(PositionEntry::Counted { moves, games: cells }) => {
-                    collect_counted(si, moves, cells, filter, &mut by_move, wants_games.then_some(&mut games));
+            let decoded = shard.entry(key)?;
+            match decoded.as_deref().map(|d| (&d.entry, d.rollup.as_ref())) {
+                Some((PositionEntry::Counted { moves, games: cells }, rollup)) => {
+                    // The sums serve a filter without months.
+                    let rollup = rollup.filter(|_| !filter.names_months());
+                    let games = wants_games.then_some(&mut games);
+                    collect_counted(si, moves, rollup, cells, filter, &mut by_move, games);
                     if let Some(months) = months.as_mut() {
                         for c in moves.iter().flat_map(|m| m.cells.iter()).filter(|c| filter.in_range(c.cell.month())) {
                             let m = months.entry(c.cell.month()).or_default();
@@ -403,7 +432,7 @@ impl Shards {
                         }
                     }
                 }
-                Some(PositionEntry::Listed { moves, games: listed }) => {
+                Some((PositionEntry::Listed { moves, games: listed }, _)) => {
                     for r in listed {
                         let record = shard.index.game_header(r.game, &shard.strings)?;
                         one_game(r.game, &record, moves.get(r.mv as usize).copied().unwrap_or(Move::NONE));
@@ -670,20 +699,29 @@ const LICHESS_TOP_GAMES: usize = 4;
 /// Lichess's top and recent games together at most.
 const LICHESS_GAMES: usize = 8;
 
+/// Adds a counted entry's moves (from `rollup`, its sums, when given) and
+/// its games that may be listed.
 fn collect_counted(
     shard: usize,
     moves: &[MoveStats],
+    rollup: Option<&Rollup>,
     cells: &[CellGames],
     filter: &Filter,
     by_move: &mut ByMove,
     games: Option<&mut Candidates>,
 ) {
-    for MoveStats { mv, cells } in moves {
-        let (mut stats, mut game) = (Stats::default(), None);
-        for c in cells.iter().filter(|c| filter.admits(c.cell)) {
-            stats.add(&c.stats);
-            game = c.game.or(game);
-        }
+    for (i, MoveStats { mv, cells }) in moves.iter().enumerate() {
+        let (stats, game) = match rollup {
+            Some(r) => r.counts(i, filter),
+            None => {
+                let (mut stats, mut game) = (Stats::default(), None);
+                for c in cells.iter().filter(|c| filter.admits(c.cell)) {
+                    stats.add(&c.stats);
+                    game = c.game.or(game);
+                }
+                (stats, game)
+            }
+        };
         if stats.games() > 0 {
             add(by_move, mv.raw(), &stats, game.map(|g| (shard, g)));
         }
@@ -805,8 +843,8 @@ pub fn pgn(g: &GameRecord) -> String {
 mod tests {
     use super::*;
 
-    fn entry() -> Arc<PositionEntry> {
-        Arc::new(PositionEntry::Listed { moves: Vec::new(), games: Vec::new() })
+    fn entry() -> Arc<Decoded> {
+        Arc::new(Decoded { entry: PositionEntry::Listed { moves: Vec::new(), games: Vec::new() }, rollup: None })
     }
 
     #[test]
