@@ -231,3 +231,49 @@ def test_search_state_is_saved_beside_the_table_and_a_damaged_one_is_ignored(exe
     nodes, move = analyse(w, 10)  # deeper than the table holds: a real search
     assert nodes > 0 and len(move) >= 4
     assert w.close() == 0
+
+
+def per_depth(u: Uci, fen: str, depth: int) -> dict[int, tuple[int, str, str]]:
+    """Per completed depth of one `go depth`: (cumulative nodes, score, first move)."""
+    u.send(f"position fen {fen}", f"go depth {depth}")
+    lines, _ = u.bestmove(120)
+    out = {}
+    for l in lines:
+        m = re.match(r"info depth (\d+) .*?score (\S+ \S+)(?! lowerbound| upperbound) .*?nodes (\d+) .* pv (\S+)", l)
+        if m:
+            out[int(m.group(1))] = (int(m.group(3)), m.group(2), m.group(4))
+    return out
+
+
+def test_a_resumed_search_goes_on_node_for_node_as_the_saved_one_would_have(exe, tmp_path):
+    """The table, histories, killers, counter moves and root order saved at
+    depth D make a search loaded from them the saved search's own next
+    iterations: at D + 1 and D + 2 it spends exactly the nodes the
+    uninterrupted search spent past D, with the same score and move. (Before
+    the killers, counter moves and root order were saved, one of these
+    positions resumed to a different move and cost more than a cold search.)"""
+    fens = [
+        FEN,
+        "r1bqk2r/2p1bppp/p1np1n2/1p2p3/4P3/1B3N2/PPPP1PPP/RNBQR1K1 w kq - 0 8",
+        "r2q1rk1/pb1p2pp/1pn1p3/2p2pn1/2PP4/P2BPP2/1P1N2PP/R1BQ1RK1 w - - 2 13",
+    ]
+    d = 10
+    for i, fen in enumerate(fens):
+        path = tmp_path / f"r{i}.sftt"
+        u = start(exe, "Hash value 32", f"Hash File value {path}")
+        saved = per_depth(u, fen, d)
+        u.send("setoption name Save Hash to File")
+        u.ready()
+        assert u.close() == 0
+        c = start(exe, "Hash value 32")
+        cold = per_depth(c, fen, d + 2)
+        assert c.close() == 0
+        assert cold[d] == saved[d]
+        w = start(exe, "Hash value 32", f"Hash File value {path}")
+        w.send("setoption name Load Hash from File")
+        w.ready()
+        warm = per_depth(w, fen, d + 2)
+        assert w.close() == 0
+        assert sorted(warm) == [d + 1, d + 2], warm
+        for k in (d + 1, d + 2):
+            assert warm[k] == (cold[k][0] - cold[d][0], cold[k][1], cold[k][2]), (fen, k, warm, cold)

@@ -399,6 +399,14 @@ pub struct Worker {
     /// The network and this thread's accumulators, updated with every move
     /// the search makes (`None`: the hand-written evaluation).
     nnue: Option<(Arc<Network>, AccumulatorStack)>,
+    /// The root position's key and root move order of a restored search
+    /// state, used once by a search of that position that resumes.
+    root_order: Option<(u64, Vec<Move>)>,
+}
+
+/// The three move tables of a search-state file, by tag.
+fn moves_tables<'a>(counters: &'a [i32], killers: &'a [i32], root: &'a [i32]) -> [([u8; 4], &'a [i32]); 3] {
+    [(*b"CMOV", counters), (*b"KILL", killers), (*b"ROOT", root)]
 }
 
 /// Late-move reductions in plies, `[depth][move number]` (both 0..=63;
@@ -434,6 +442,7 @@ impl Worker {
             completed_depth: 0,
             history: History::default(),
             killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
+            root_order: None,
             frames: vec![
                 Frame {
                     static_eval: NO_VALUE,
@@ -515,25 +524,58 @@ impl Worker {
         for k in &mut self.killers {
             *k = [Move::NONE; 2];
         }
+        self.root_order = None;
     }
 
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
 
-    /// The bytes of a search-state file of this worker's histories.
+    /// The bytes of a search-state file of this worker's histories, killers,
+    /// counter moves and root move order: all a later search needs to go on
+    /// exactly where this one stopped (`make resume-bench`).
     pub fn save_state(&self) -> Vec<u8> {
         let [a, b, c] = self.history.state_tables();
         let [d, e] = self.correction.state_tables();
-        state_file::write(&[a, b, c, d, e])
+        let counters = state_file::raw_moves(self.history.counter_moves());
+        let killers = state_file::raw_moves(self.killers.iter().flatten());
+        let mut root = state_file::key_parts(self.board.key()).to_vec();
+        root.extend(state_file::raw_moves(self.root_moves.iter().map(|r| &r.mv)));
+        root.resize(state_file::ROOT_LEN, 0);
+        let [f, g, h] = moves_tables(&counters, &killers, &root).map(|(tag, v)| state_file::Named {
+            tag,
+            bound: state_file::MOVE_BOUND,
+            table: state_file::Table::I32(v),
+        });
+        state_file::write(&[a, b, c, d, e, f, g, h])
     }
 
-    /// Restores the histories from a search-state file; on error nothing
-    /// changes.
+    /// Restores a search-state file; on error nothing changes. The root
+    /// order is kept for the next search of the same position that resumes
+    /// from the table (`Worker::first_depth`).
     pub fn restore_state(&mut self, bytes: &[u8]) -> Result<(), state_file::StateError> {
-        let [a, b, c] = self.history.state_tables_mut();
-        let [d, e] = self.correction.state_tables_mut();
-        state_file::restore(bytes, &mut [a, b, c, d, e])
+        let mut counters = state_file::raw_moves(self.history.counter_moves());
+        let mut killers = state_file::raw_moves(self.killers.iter().flatten());
+        let mut root = vec![0; state_file::ROOT_LEN];
+        {
+            let [a, b, c] = self.history.state_tables_mut();
+            let [d, e] = self.correction.state_tables_mut();
+            let [f, g, h] =
+                [(*b"CMOV", &mut counters), (*b"KILL", &mut killers), (*b"ROOT", &mut root)].map(|(tag, v)| {
+                    state_file::Named { tag, bound: state_file::MOVE_BOUND, table: state_file::TableMut::I32(v) }
+                });
+            state_file::restore(bytes, &mut [a, b, c, d, e, f, g, h])?;
+        }
+        for (m, &raw) in self.history.counter_moves_mut().zip(&counters) {
+            *m = state_file::move_of(raw);
+        }
+        for (m, &raw) in self.killers.iter_mut().flatten().zip(&killers) {
+            *m = state_file::move_of(raw);
+        }
+        let (key, moves) = root.split_at(4);
+        let order: Vec<Move> = moves.iter().map(|&raw| state_file::move_of(raw)).take_while(|m| !m.is_none()).collect();
+        self.root_order = (!order.is_empty()).then(|| (state_file::key_of(key), order));
+        Ok(())
     }
 
     /// Checks stop conditions; the main thread also enforces time and nodes.

@@ -66,7 +66,17 @@ impl History {
         *self = History::default();
     }
 
-    /// The tables a search-state file keeps (counter-moves are not kept).
+    /// The counter moves, `[piece][to]` flattened (for the search-state file).
+    pub fn counter_moves(&self) -> impl Iterator<Item = &Move> {
+        self.counter.iter().flatten()
+    }
+
+    pub fn counter_moves_mut(&mut self) -> impl Iterator<Item = &mut Move> {
+        self.counter.iter_mut().flatten()
+    }
+
+    /// The tables of numbers a search-state file keeps (the counter moves go
+    /// there too, through [`History::counter_moves`]).
     pub fn state_tables(&self) -> [Named<Table<'_>>; 3] {
         [
             Named {

@@ -1,7 +1,9 @@
 //! The search-state file: the move-ordering and correction histories a
-//! search has learnt, saved beside an SFTT hash file (as `<Hash File>.hist`)
-//! so that a later session that loads the table also starts with the
-//! statistics that shaped it. Without them a warm start re-searches much of
+//! search has learnt, its killers, counter moves and root move order, saved
+//! beside an SFTT hash file (as `<Hash File>.hist`) so that a later session
+//! that loads the table also starts with the statistics that shaped it: a
+//! deeper search of the saved position then goes on node for node as the
+//! saved search would have. Without them a warm start re-searches much of
 //! the tree: reductions and pruning depend on the histories, so a search
 //! with empty ones asks the table for depths it never stored.
 //!
@@ -19,11 +21,19 @@
 //!
 //! | offset | size    | field                                           |
 //! |--------|---------|-------------------------------------------------|
-//! | 0      | 4       | tag, 4 ASCII bytes (`BFLY`, `CONT`, `CAPT`, `PCOR`, `NPCR`) |
+//! | 0      | 4       | tag, 4 ASCII bytes (below)                      |
 //! | 4      | 1       | element kind: 1 = i16, 2 = i32                  |
 //! | 5      | 3       | zero                                            |
 //! | 8      | 8       | element count `c`, u64                          |
 //! | 16     | 2c / 4c | the elements                                    |
+//!
+//! The tables, by tag: the histories `BFLY` (butterfly, i32), `CONT`
+//! (continuation), `CAPT` (captures) and the corrections `PCOR`, `NPCR`
+//! (i16); and the moves, as raw 16-bit codes in i32 (0 = none): `CMOV` the
+//! counter moves `[piece][to]`, `KILL` the two killers per ply, `ROOT` the
+//! root position's key (four 16-bit parts, low first) then its root moves
+//! in the order the search left them, zero-padded to 256. A move restored
+//! is only a hint: the search plays none it has not checked legal.
 //!
 //! Validated before anything is restored: magic, version, checksum, each
 //! known tag's kind and count (they are fixed by the build), and every
@@ -32,7 +42,35 @@
 //! its table empty.
 
 use crate::codec::{fnv1a64, Put, Reader, Truncated};
+use crate::types::Move;
 use thiserror::Error;
+
+/// The bound of a move table's values: raw 16-bit move codes.
+pub const MOVE_BOUND: i32 = u16::MAX as i32;
+
+/// The `ROOT` table's length: four key parts and room for every legal move.
+pub const ROOT_LEN: usize = 4 + 256;
+
+/// Moves as a move table's values.
+pub fn raw_moves<'a>(moves: impl Iterator<Item = &'a Move>) -> Vec<i32> {
+    moves.map(|m| i32::from(m.raw())).collect()
+}
+
+/// A move table's value as a move (a negative one, which the bound lets
+/// through, is no move).
+pub fn move_of(raw: i32) -> Move {
+    u16::try_from(raw).map_or(Move::NONE, Move::from_raw)
+}
+
+/// A position key as four 16-bit values, low first.
+pub fn key_parts(key: u64) -> [i32; 4] {
+    [0, 1, 2, 3].map(|i| (key >> (16 * i) & 0xFFFF) as i32)
+}
+
+/// The key of [`key_parts`]'s values.
+pub fn key_of(parts: &[i32]) -> u64 {
+    parts.iter().take(4).enumerate().fold(0, |k, (i, &p)| k | (p as u64 & 0xFFFF) << (16 * i))
+}
 
 /// One table as the search holds it.
 pub enum Table<'a> {
@@ -272,6 +310,20 @@ mod tests {
             let e = r.expect_err("damaged file accepted");
             assert!(want(&e), "case {i}: {e}");
             assert!(a.iter().all(|&x| x == 1) && bb.iter().all(|&x| x == 1), "case {i} changed a table");
+        }
+    }
+
+    #[test]
+    fn moves_and_keys_survive_their_tables_and_a_negative_move_is_none() {
+        let moves = [Move::NONE, Move::from_raw(1), Move::from_raw(0x1234), Move::from_raw(u16::MAX)];
+        let raw = raw_moves(moves.iter());
+        assert!(raw.iter().all(|&r| (0..=MOVE_BOUND).contains(&r)));
+        assert_eq!(raw.iter().map(|&r| move_of(r)).collect::<Vec<_>>(), moves);
+        assert_eq!(move_of(-5), Move::NONE);
+        for key in [0, 1, u64::MAX, 0x8000_0000_0000_0001, 0x0123_4567_89AB_CDEF] {
+            let parts = key_parts(key);
+            assert!(parts.iter().all(|&p| (0..=MOVE_BOUND).contains(&p)));
+            assert_eq!(key_of(&parts), key);
         }
     }
 

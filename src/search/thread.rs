@@ -342,6 +342,11 @@ impl Worker {
         // given with the line walked from the table and no search at all.
         let first_depth = match ctx.tt.probe(self.board.key()) {
             Some(e) if analysis && e.bound() == Bound::Exact && e.depth() >= 2 => {
+                // A restored search state of this position: its root order,
+                // so the search goes on exactly as the saved one would have.
+                if let Some((_, order)) = self.root_order.take().filter(|(key, _)| *key == self.board.key()) {
+                    self.root_moves.sort_by_key(|r| order.iter().position(|&m| m == r.mv).unwrap_or(usize::MAX));
+                }
                 // Seed the root: the stored move first, the window around its value.
                 if let Some(i) = self.root_moves.iter().position(|r| r.mv == e.best_move()) {
                     self.root_moves[..=i].rotate_right(1);
