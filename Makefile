@@ -352,21 +352,23 @@ net-gauntlet: build
 	  -openings file=$(OPENINGS) format=epd order=random -srand 4545 \
 	  -repeat -rounds $$(( $(NET_GAMES) / 2 )) -games 2 -concurrency 2 -recover -pgnout file=$(NET_PGN)
 
-# Issue 65's binding match, fixed in advance (2026-11-29) and played once:
-# HEAD against fee455c (the gen0-hw64 build, made from `git archive` by
-# tools/data.py into $ARCHIVIST_DATA/bin), 400 games at 10+0.1, one thread
-# and 16 MB each, OwnBook off, balanced-3000 in a fixed random order (seed
-# 6565), every opening with both colours, two games at a time. Goal: at
-# least +40 Elo, the lower end of fastchess's 95 % interval above 0. A
-# stopped match goes on with `make net-gauntlet-resume` (its config.json).
-BINDING_BASE  ?= fee455c
+# Issue 76's binding match, fixed in advance (2026-12-07) and played once:
+# HEAD against 58c597b (issue 65's last build, gen4-hw64 built in; made
+# from `git archive` by tools/data.py into $ARCHIVIST_DATA/bin), 400 games
+# at 10+0.1, one thread and 16 MB each, OwnBook off, balanced-3000 in a
+# fixed random order (seed 7677), every opening with both colours, two
+# games at a time, nothing else running. Goal: at least +40 Elo, the lower
+# end of fastchess's 95 % interval above 0. A stopped match goes on with
+# `make net-gauntlet-resume` (its config.json). Issue 65's match was the
+# same against fee455c with seed 6565.
+BINDING_BASE  ?= 58c597b
 BINDING_GAMES ?= 400
 BINDING_PGN   ?= binding-match.pgn
 binding-match: build
 	base=$$($(PY) tools/data.py binary $(BINDING_BASE)) && \
 	$(FASTCHESS) -engine cmd=./$(EXE) name=head -engine cmd=$$base name=$(BINDING_BASE) \
 	  -each proto=uci tc=10+0.1 option.Threads=1 option.Hash=16 option.OwnBook=false \
-	  -openings file=$(OPENINGS) format=epd order=random -srand 6565 \
+	  -openings file=$(OPENINGS) format=epd order=random -srand $(or $(BINDING_SEED),7677) \
 	  -repeat -rounds $$(( $(BINDING_GAMES) / 2 )) -games 2 -concurrency 2 -recover -pgnout file=$(BINDING_PGN)
 
 # Goes on with a gauntlet stopped by Ctrl-C (SIGINT): fastchess saved its

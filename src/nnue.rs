@@ -12,7 +12,7 @@
 //! | rounding each weight up or down to fit calibration positions | [`rounding`] |
 //! | accumulators: full refresh and incremental update per move | [`accumulator`] |
 //! | the quantised forward pass (exact integer formula and its bounds) | [`forward`] |
-//! | the network built into the binary (`gen4-hw64`) | [`builtin`] |
+//! | the network built into the binary (`gen6-h256`) | [`builtin`] |
 //!
 //! # Features
 //!

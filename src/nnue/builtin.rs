@@ -1,7 +1,9 @@
 //! The network built into the binary, the default evaluation: the newest
-//! network that passed its SPRT against the one shipped before it (the
-//! first, `gen0-hw64`, against the hand-written evaluation; now
-//! `gen4-hw64`, against `gen0-hw64`; see `nets/README.md`). `UseNetwork false` selects the hand-written
+//! network that passed its test against the one shipped before it (the
+//! first, `gen0-hw64`, against the hand-written evaluation; `gen4-hw64`,
+//! its SPRT against `gen0-hw64`; now the pure `gen6-h256`, its screen at
+//! equal nodes against `gen4-hw64` and the binding match; see
+//! `nets/README.md`). `UseNetwork false` selects the hand-written
 //! evaluation again, and `EvalFile` loads another network.
 //!
 //! Shipping a network is one change here: the file name in the
@@ -28,7 +30,7 @@ macro_rules! built_in {
     };
 }
 
-built_in!("gen4-hw64.nnue");
+built_in!("gen6-h256.nnue");
 
 /// The built-in network's file bytes (for checksums in run logs).
 pub fn bytes() -> Option<&'static [u8]> {
