@@ -404,11 +404,6 @@ pub struct Worker {
     root_order: Option<(u64, Vec<Move>)>,
 }
 
-/// The three move tables of a search-state file, by tag.
-fn moves_tables<'a>(counters: &'a [i32], killers: &'a [i32], root: &'a [i32]) -> [([u8; 4], &'a [i32]); 3] {
-    [(*b"CMOV", counters), (*b"KILL", killers), (*b"ROOT", root)]
-}
-
 /// Late-move reductions in plies, `[depth][move number]` (both 0..=63;
 /// larger values use row or column 63): `LMR_BASE + ln(depth)·ln(moves) /
 /// LMR_DIVISOR`, computed once per worker so the search does no floating
@@ -542,11 +537,12 @@ impl Worker {
         let mut root = state_file::key_parts(self.board.key()).to_vec();
         root.extend(state_file::raw_moves(self.root_moves.iter().map(|r| &r.mv)));
         root.resize(state_file::ROOT_LEN, 0);
-        let [f, g, h] = moves_tables(&counters, &killers, &root).map(|(tag, v)| state_file::Named {
-            tag,
-            bound: state_file::MOVE_BOUND,
-            table: state_file::Table::I32(v),
-        });
+        let [cm, kl, rt] = state_file::MOVE_TAGS;
+        let (f, g, h) = (
+            state_file::move_table(cm, &counters),
+            state_file::move_table(kl, &killers),
+            state_file::move_table(rt, &root),
+        );
         state_file::write(&[a, b, c, d, e, f, g, h])
     }
 
@@ -560,10 +556,12 @@ impl Worker {
         {
             let [a, b, c] = self.history.state_tables_mut();
             let [d, e] = self.correction.state_tables_mut();
-            let [f, g, h] =
-                [(*b"CMOV", &mut counters), (*b"KILL", &mut killers), (*b"ROOT", &mut root)].map(|(tag, v)| {
-                    state_file::Named { tag, bound: state_file::MOVE_BOUND, table: state_file::TableMut::I32(v) }
-                });
+            let [cm, kl, rt] = state_file::MOVE_TAGS;
+            let (f, g, h) = (
+                state_file::move_table_mut(cm, &mut counters),
+                state_file::move_table_mut(kl, &mut killers),
+                state_file::move_table_mut(rt, &mut root),
+            );
             state_file::restore(bytes, &mut [a, b, c, d, e, f, g, h])?;
         }
         for (m, &raw) in self.history.counter_moves_mut().zip(&counters) {

@@ -46,7 +46,20 @@ use crate::types::Move;
 use thiserror::Error;
 
 /// The bound of a move table's values: raw 16-bit move codes.
-pub const MOVE_BOUND: i32 = u16::MAX as i32;
+const MOVE_BOUND: i32 = u16::MAX as i32;
+
+/// The move tables' tags: counter moves, killers, root key and order.
+pub const MOVE_TAGS: [[u8; 4]; 3] = [*b"CMOV", *b"KILL", *b"ROOT"];
+
+/// A move table to write.
+pub fn move_table(tag: [u8; 4], raw: &[i32]) -> Named<Table<'_>> {
+    Named { tag, bound: MOVE_BOUND, table: Table::I32(raw) }
+}
+
+/// A move table to restore into.
+pub fn move_table_mut(tag: [u8; 4], raw: &mut [i32]) -> Named<TableMut<'_>> {
+    Named { tag, bound: MOVE_BOUND, table: TableMut::I32(raw) }
+}
 
 /// The `ROOT` table's length: four key parts and room for every legal move.
 pub const ROOT_LEN: usize = 4 + 256;
