@@ -360,7 +360,8 @@ net-gauntlet: build
 # games at a time, nothing else running. Goal: at least +40 Elo, the lower
 # end of fastchess's 95 % interval above 0. A stopped match goes on with
 # `make net-gauntlet-resume` (its config.json). Issue 65's match was the
-# same against fee455c with seed 6565.
+# same against fee455c with seed 6565. Played 2026-12-07, gen6-h256 built in
+# (0404c46): +82.3 +/- 22.8 Elo, W-D-L 162-169-69 (nets/binding76).
 BINDING_BASE  ?= 58c597b
 BINDING_GAMES ?= 400
 BINDING_PGN   ?= binding-match.pgn
