@@ -323,7 +323,8 @@ smp-bench: build
 # kept by `make datagen` under $ARCHIVIST_DATA/bin). Issue 47's matches,
 # 200 games each, on this 2-core machine: d248ffc +109.5 +/- 28.1 Elo
 # (84-23-93, pentanomial 0/6/37/47/10); dc7ee5c, the build before the
-# issue, +59.6 +/- 29.1 (63-29-108, pentanomial 1/11/50/29/9).
+# issue, +59.6 +/- 29.1 (63-29-108, pentanomial 1/11/50/29/9). Issue 76's
+# final build b3556d5 (gen6-h256): +54.3 +/- 26.5 (60-29-111, 1/8/57/27/7).
 FASTCHESS ?= ../shared/tools/fastchess
 SMP_GAMES ?= 200
 SMP_PGN   ?= smp-match.pgn
