@@ -395,7 +395,8 @@ pub struct Worker {
     max_nodes: u64,
     maximum_ms: u64,
     reductions: Reductions,
-    correction: correction::Correction,
+    /// The correction histories, one table for all the searcher's threads.
+    correction: Arc<correction::Correction>,
     /// The network and this thread's accumulators, updated with every move
     /// the search makes (`None`: the hand-written evaluation).
     nnue: Option<(Arc<Network>, AccumulatorStack)>,
@@ -429,7 +430,8 @@ impl Reductions {
 }
 
 impl Worker {
-    pub fn new(id: usize) -> Worker {
+    /// Worker `id`, learning corrections into the searcher's shared `correction`.
+    pub fn new(id: usize, correction: Arc<correction::Correction>) -> Worker {
         Worker {
             id,
             board: Board::startpos(),
@@ -460,7 +462,7 @@ impl Worker {
             max_nodes: u64::MAX,
             maximum_ms: u64::MAX,
             reductions: Reductions::new(),
-            correction: correction::Correction::default(),
+            correction,
             nnue: None,
         }
     }
@@ -531,7 +533,8 @@ impl Worker {
     /// exactly where this one stopped (`make resume-bench`).
     pub fn save_state(&self) -> Vec<u8> {
         let [a, b, c] = self.history.state_tables();
-        let [d, e] = self.correction.state_tables();
+        let corrections = self.correction.snapshot();
+        let [d, e] = corrections.state_tables();
         let counters = state_file::raw_moves(self.history.counter_moves());
         let killers = state_file::raw_moves(self.killers.iter().flatten());
         let mut root = state_file::key_parts(self.board.key()).to_vec();
@@ -553,9 +556,10 @@ impl Worker {
         let mut counters = state_file::raw_moves(self.history.counter_moves());
         let mut killers = state_file::raw_moves(self.killers.iter().flatten());
         let mut root = vec![0; state_file::ROOT_LEN];
+        let mut corrections = self.correction.snapshot();
         {
             let [a, b, c] = self.history.state_tables_mut();
-            let [d, e] = self.correction.state_tables_mut();
+            let [d, e] = corrections.state_tables_mut();
             let [cm, kl, rt] = state_file::MOVE_TAGS;
             let (f, g, h) = (
                 state_file::move_table_mut(cm, &mut counters),
@@ -564,6 +568,7 @@ impl Worker {
             );
             state_file::restore(bytes, &mut [a, b, c, d, e, f, g, h])?;
         }
+        self.correction.load(&corrections);
         for (m, &raw) in self.history.counter_moves_mut().zip(&counters) {
             *m = state_file::move_of(raw);
         }

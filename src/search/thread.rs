@@ -5,6 +5,7 @@
 //! helpers, and reports `bestmove` after all of them have finished. Only
 //! the main worker (id 0) reports `info` lines.
 
+use super::correction::Correction;
 use super::params as P;
 use super::time::budget;
 use super::{
@@ -15,6 +16,7 @@ use crate::board::Board;
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::Move;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
 /// The result of a finished search.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +42,10 @@ impl Searcher {
     pub fn new(hash_mb: usize, threads: usize) -> Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mb.max(1)),
-            workers: (0..threads.max(1)).map(Worker::new).collect(),
+            workers: {
+                let correction = Arc::new(Correction::default());
+                (0..threads.max(1)).map(|id| Worker::new(id, Arc::clone(&correction))).collect()
+            },
         }
     }
 
@@ -58,7 +63,8 @@ impl Searcher {
         let n = threads.max(1);
         self.workers.truncate(n);
         while self.workers.len() < n {
-            self.workers.push(Worker::new(self.workers.len()));
+            let correction = Arc::clone(&self.workers[0].correction);
+            self.workers.push(Worker::new(self.workers.len(), correction));
         }
     }
 
@@ -592,7 +598,22 @@ impl Worker {
 
 #[cfg(test)]
 mod tests {
-    use super::skips_depth;
+    use super::{skips_depth, Searcher};
+    use crate::board::Board;
+    use std::sync::Arc;
+
+    #[test]
+    fn every_thread_learns_into_one_correction_table() {
+        let mut s = Searcher::new(1, 2);
+        s.set_threads(4);
+        let first = &s.workers[0].correction;
+        assert!(s.workers.iter().all(|w| Arc::ptr_eq(&w.correction, first)));
+        let b = Board::startpos();
+        s.workers[3].correction.update(&b, 10, 60);
+        assert_ne!(s.workers[0].correction.get(&b), 0, "a helper's correction serves the main thread");
+        s.clear_history();
+        assert!(s.workers.iter().all(|w| w.correction.get(&b) == 0));
+    }
 
     #[test]
     fn first_helper_searches_every_other_depth_and_the_second_the_rest() {
