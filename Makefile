@@ -324,7 +324,9 @@ smp-bench: build
 # 200 games each, on this 2-core machine: d248ffc +109.5 +/- 28.1 Elo
 # (84-23-93, pentanomial 0/6/37/47/10); dc7ee5c, the build before the
 # issue, +59.6 +/- 29.1 (63-29-108, pentanomial 1/11/50/29/9). Issue 76's
-# final build b3556d5 (gen6-h256): +54.3 +/- 26.5 (60-29-111, 1/8/57/27/7).
+# final build b3556d5 (gen6-h256): +54.3 +/- 26.5 (60-29-111, 1/8/57/27/7);
+# b8dca2a (correction histories shared): +85.3 +/- 35 after 108 games
+# (40-14-54, 0/3/26/21/4; b3556d5 +68.4 on the same 108), nets/smp76b.
 FASTCHESS ?= ../shared/tools/fastchess
 SMP_GAMES ?= 200
 SMP_PGN   ?= smp-match.pgn
