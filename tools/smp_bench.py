@@ -18,8 +18,8 @@ import statistics
 import subprocess
 
 
-def bench(exe: str, depth: int, threads: int, hash_mb: int, count: int, extra: list[str]) -> tuple[int, int, int]:
-    out = subprocess.run([exe, "bench", str(depth), "--threads", str(threads), "--hash", str(hash_mb), "--count", str(count), *extra],
+def bench(exe: str, depth: int, threads: int, hash_mb: int, count: int, eval_args: list[str]) -> tuple[int, int, int]:
+    out = subprocess.run([exe, "bench", str(depth), "--threads", str(threads), "--hash", str(hash_mb), "--count", str(count), *eval_args],
                          capture_output=True, text=True, check=True).stdout
     ms = int(re.search(r"Total time \(ms\) : (\d+)", out).group(1))
     nodes, nps = map(int, re.search(r"^(\d+) nodes (\d+) nps", out, re.M).groups())
