@@ -102,7 +102,12 @@ pub fn bits_at(bytes: &[u8], at: u64, width: u32) -> Option<u64> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PackedMoves {
     pub plies: u64,
-    bits: BitWriter,
+    /// The whole bytes so far, then `pending` bits (fewer than 32) in the
+    /// low bits of `acc`: a ply's fields go in with one shift and one or,
+    /// and bytes leave four at a time.
+    bytes: Vec<u8>,
+    acc: u64,
+    pending: u32,
 }
 
 /// The squares a piece may reach as far as the packing goes (its legal
@@ -133,7 +138,8 @@ pub fn targets(b: &Board, from: Square) -> Bitboard {
             }
             Bitboard(t)
         }
-        pt => Bitboard(attacks::piece(pt, from, occ).0 & !own.0),
+        // By lines: replaying games, the slider table is out of the cache.
+        pt => Bitboard(attacks::piece_by_lines(pt, from, occ).0 & !own.0),
     }
 }
 
@@ -164,19 +170,32 @@ impl PackedMoves {
     /// Empties it (its room kept).
     pub fn clear(&mut self) {
         self.plies = 0;
-        self.bits.bytes.clear();
-        self.bits.bits = 0;
+        self.bytes.clear();
+        (self.acc, self.pending) = (0, 0);
     }
 
     /// Appends `m`, a legal move of `b`.
+    #[inline]
     pub fn push(&mut self, b: &Board, m: Move) {
         let (from, to) = (m.from(), m.to());
         let own = b.color_bb(b.side_to_move());
-        self.bits.put(rank_in(own, from), bits_for(u64::from(own.count())));
+        // At most 4 bits (16 pieces), 5 (27 targets) and 2: 11 a ply.
+        let mut field = rank_in(own, from);
+        let mut width = bits_for(u64::from(own.count()));
         let t = targets(b, from);
-        self.bits.put(rank_in(t, to), bits_for(u64::from(t.count())));
+        field |= rank_in(t, to) << width;
+        width += bits_for(u64::from(t.count()));
         if is_promotion_square(b, from, to) {
-            self.bits.put(promotion_code(m.promotion_piece()), 2);
+            field |= promotion_code(m.promotion_piece()) << width;
+            width += 2;
+        }
+        debug_assert!(field < 1 << width, "{m:?} is not a move of the board");
+        self.acc |= field << self.pending;
+        self.pending += width;
+        if self.pending >= 32 {
+            self.bytes.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.pending -= 32;
         }
         self.plies += 1;
     }
@@ -189,8 +208,10 @@ impl PackedMoves {
         Some(packed)
     }
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.bits.bytes
+    /// Appends the packed moves to `out` (the last byte's high bits 0).
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.bytes);
+        out.extend_from_slice(&self.acc.to_le_bytes()[..self.pending.div_ceil(8) as usize]);
     }
 }
 
@@ -212,7 +233,7 @@ pub fn encode_game(g: &GameRecord, moves: &PackedMoves, mut string: impl FnMut(&
     out.put_varint(string(&g.round));
     out.put_varint(string(&g.time_control));
     out.put_varint(moves.plies);
-    out.put(moves.bytes());
+    moves.append_to(out);
 }
 
 /// Whether the site is Lichess's page of the game (stored as a flag).
@@ -621,6 +642,45 @@ mod tests {
         assert_eq!(w.bytes.len() as u64, at.div_ceil(8));
         assert_eq!(bits_at(&w.bytes, at + 64, 8), None);
         assert_eq!([0, 1, 2, 3, 4, 5, 255, 256, 257].map(bits_for), [0, 0, 1, 2, 2, 3, 8, 8, 9]);
+    }
+
+    /// The packing's one-put-a-ply writer against the fields written one at
+    /// a time by [`BitWriter`], over random games (promotions, castling and
+    /// en passant among them) of every length.
+    #[test]
+    fn packed_moves_are_their_fields_written_one_at_a_time() {
+        let mut rng = crate::codec::SplitMix64::new(7575);
+        let mut list = crate::board::MoveList::new();
+        let mut kinds = std::collections::HashSet::new();
+        for _ in 0..300 {
+            let (mut b, mut packed, mut want) = (Board::startpos(), PackedMoves::default(), BitWriter::default());
+            for _ in 0..rng.below(300) {
+                list.clear();
+                b.generate_legal(&mut list);
+                if list.is_empty() {
+                    break;
+                }
+                let m = list.as_slice()[rng.below_usize(list.len())];
+                packed.push(&b, m);
+                kinds.insert(m.kind());
+                let own = b.color_bb(b.side_to_move());
+                want.put(rank_in(own, m.from()), bits_for(u64::from(own.count())));
+                let t = targets(&b, m.from());
+                want.put(rank_in(t, m.to()), bits_for(u64::from(t.count())));
+                if is_promotion_square(&b, m.from(), m.to()) {
+                    want.put(promotion_code(m.promotion_piece()), 2);
+                }
+                b.make_move(m);
+                let mut got = Vec::new();
+                packed.append_to(&mut got);
+                assert_eq!(got, want.bytes, "{m:?} {}", b.fen());
+            }
+            packed.clear();
+            let mut got = vec![1];
+            packed.append_to(&mut got);
+            assert_eq!(got, [1]);
+        }
+        assert_eq!(kinds.len(), 4, "normal moves, promotions, castling and en passant: {kinds:?}");
     }
 
     #[test]
