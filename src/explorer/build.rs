@@ -708,9 +708,9 @@ impl Indexer {
         };
         let worker = || {
             move |job: BucketJob, _: &crate::ordered::Spares<()>| match job {
-                BucketJob::Visits(mut run) => {
+                BucketJob::Visits(run) => {
                     let mut counted = Counted::default();
-                    for items in &mut run {
+                    for items in &run {
                         count_bucket(items, masters, &mut counted);
                     }
                     Ok(counted)
