@@ -181,6 +181,11 @@ pub struct ExplorerSummary {
     pub positions: u64,
     pub singles: u64,
     pub index_bytes: u64,
+    /// Of `seconds`: the pass over the games (reading, replaying,
+    /// holding the visits), then counting the positions; the rest is
+    /// writing the index out.
+    pub read_seconds: f64,
+    pub count_seconds: f64,
     pub seconds: f64,
 }
 
@@ -652,6 +657,7 @@ impl Indexer {
     /// are read back in key order and counted by `threads` workers
     /// ([`count_bucket`]), their entries written in that order.
     fn finish(mut self, temp: &Path, threads: usize) -> Result<ExplorerSummary, ExplorerBuildError> {
+        let start = Instant::now();
         self.hold_pending()?;
         // Visits that went to disk take the rest along: the counting's
         // memory is then the buckets', not what the games left held.
@@ -738,6 +744,7 @@ impl Indexer {
             },
         )?;
         drop(spilled);
+        summary.count_seconds = start.elapsed().as_secs_f64();
         summary.index_bytes = writer.finish()?;
         Ok(summary)
     }
@@ -873,7 +880,9 @@ fn build_within(
     if !indexer.summary.damaged.is_empty() && !options.allow_damaged {
         return Err(ExplorerBuildError::Damaged { damaged: indexer.summary.damaged.clone() });
     }
+    let read_seconds = start.elapsed().as_secs_f64();
     let mut summary = indexer.finish(temp.path(), options.threads)?;
+    summary.read_seconds = read_seconds;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -916,7 +925,9 @@ pub fn merge(shards: &[PathBuf], out: &Path, options: &ExplorerOptions) -> Resul
             indexer.add(&g, &packed, visits.into_iter())?;
         }
     }
+    let read_seconds = start.elapsed().as_secs_f64();
     let mut summary = indexer.finish(temp.path(), options.threads)?;
+    summary.read_seconds = read_seconds;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
