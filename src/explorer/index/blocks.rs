@@ -95,6 +95,13 @@ impl Summer {
     pub fn update(&mut self, mut bytes: &[u8]) {
         let size = 1usize << self.shift;
         while !bytes.is_empty() {
+            if self.block.is_empty() && bytes.len() >= size {
+                // A whole block in hand: summed where it lies.
+                self.sums.extend_from_slice(&checksum(self.offset, &bytes[..size]).to_le_bytes());
+                self.offset += size as u64;
+                bytes = &bytes[size..];
+                continue;
+            }
             let take = (size - self.block.len()).min(bytes.len());
             self.block.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];

@@ -32,42 +32,61 @@ pub fn bits_for(n: u64) -> u32 {
     }
 }
 
-/// Appends bit fields to bytes, low bits first.
+/// Appends bit fields to bytes, low bits first: whole words go out as they
+/// fill, the bits after the last one wait in a 128-bit accumulator, so a
+/// field (up to 64 bits) goes in with one shift and one or.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BitWriter {
-    pub bytes: Vec<u8>,
-    bits: u32,
+    /// The whole words so far (little-endian).
+    whole: Vec<u8>,
+    acc: u128,
+    /// Bits waiting in `acc`: fewer than 64.
+    pending: u32,
 }
 
 impl BitWriter {
-    /// Takes the bytes already whole (the last, partly written one stays).
-    pub fn take_whole(&mut self) -> Vec<u8> {
-        let whole = (self.bits / 8) as usize;
-        self.bits -= 8 * whole as u32;
-        self.bytes.drain(..whole).collect()
+    /// Empties it (its room kept).
+    pub fn clear(&mut self) {
+        self.whole.clear();
+        (self.acc, self.pending) = (0, 0);
     }
 
-    /// Appends the low `width` bits of `value` (least significant first).
+    /// Appends the low `width` bits of `value` (at most 64; the bits above
+    /// `width` are left out).
+    #[inline]
     pub fn put(&mut self, value: u64, width: u32) {
         let width = width.min(64);
-        if width == 0 {
-            return;
-        }
-        let used = self.bits % 8;
         let value = if width == 64 { value } else { value & ((1u64 << width) - 1) };
-        // The bits from the last byte's first free bit on: they finish
-        // that byte (when one was begun), then fill new ones.
-        let mut bits = u128::from(value) << used;
-        let mut new = (used + width).div_ceil(8) as usize;
-        if used != 0 {
-            if let Some(last) = self.bytes.last_mut() {
-                *last |= bits as u8;
-            }
-            bits >>= 8;
-            new -= 1;
+        self.acc |= u128::from(value) << self.pending;
+        self.pending += width;
+        if self.pending >= 64 {
+            self.whole.extend_from_slice(&(self.acc as u64).to_le_bytes());
+            self.acc >>= 64;
+            self.pending -= 64;
         }
-        self.bytes.extend_from_slice(&bits.to_le_bytes()[..new]);
-        self.bits += width;
+    }
+
+    /// Bits written.
+    pub fn bits(&self) -> u64 {
+        8 * self.whole.len() as u64 + u64::from(self.pending)
+    }
+
+    /// The whole words written since the last [`BitWriter::clear_whole`].
+    pub fn whole(&self) -> &[u8] {
+        &self.whole
+    }
+
+    /// Forgets the whole words (written out by the caller); the bits after
+    /// them stay.
+    pub fn clear_whole(&mut self) {
+        self.whole.clear();
+    }
+
+    /// Appends what is left to `out`: the whole words, then the bytes the
+    /// waiting bits take (the last one's high bits 0).
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.whole);
+        out.extend_from_slice(&self.acc.to_le_bytes()[..self.pending.div_ceil(8) as usize]);
     }
 }
 
@@ -102,12 +121,7 @@ pub fn bits_at(bytes: &[u8], at: u64, width: u32) -> Option<u64> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PackedMoves {
     pub plies: u64,
-    /// The whole bytes so far, then `pending` bits (fewer than 32) in the
-    /// low bits of `acc`: a ply's fields go in with one shift and one or,
-    /// and bytes leave four at a time.
-    bytes: Vec<u8>,
-    acc: u64,
-    pending: u32,
+    bits: BitWriter,
 }
 
 /// The squares a piece may reach as far as the packing goes (its legal
@@ -170,8 +184,7 @@ impl PackedMoves {
     /// Empties it (its room kept).
     pub fn clear(&mut self) {
         self.plies = 0;
-        self.bytes.clear();
-        (self.acc, self.pending) = (0, 0);
+        self.bits.clear();
     }
 
     /// Appends `m`, a legal move of `b`.
@@ -179,7 +192,8 @@ impl PackedMoves {
     pub fn push(&mut self, b: &Board, m: Move) {
         let (from, to) = (m.from(), m.to());
         let own = b.color_bb(b.side_to_move());
-        // At most 4 bits (16 pieces), 5 (27 targets) and 2: 11 a ply.
+        // The ply's fields in one put: at most 4 bits (16 pieces), 5 (27
+        // targets) and 2.
         let mut field = rank_in(own, from);
         let mut width = bits_for(u64::from(own.count()));
         let t = targets(b, from);
@@ -190,13 +204,7 @@ impl PackedMoves {
             width += 2;
         }
         debug_assert!(field < 1 << width, "{m:?} is not a move of the board");
-        self.acc |= field << self.pending;
-        self.pending += width;
-        if self.pending >= 32 {
-            self.bytes.extend_from_slice(&(self.acc as u32).to_le_bytes());
-            self.acc >>= 32;
-            self.pending -= 32;
-        }
+        self.bits.put(field, width);
         self.plies += 1;
     }
 
@@ -210,8 +218,7 @@ impl PackedMoves {
 
     /// Appends the packed moves to `out` (the last byte's high bits 0).
     pub fn append_to(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.bytes);
-        out.extend_from_slice(&self.acc.to_le_bytes()[..self.pending.div_ceil(8) as usize]);
+        self.bits.append_to(out);
     }
 }
 
@@ -627,6 +634,12 @@ pub fn mover_of(ply: u64) -> Color {
 mod tests {
     use super::*;
 
+    fn bytes_of(w: &BitWriter) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        w.append_to(&mut bytes);
+        bytes
+    }
+
     #[test]
     fn bit_fields_round_trip_at_any_width() {
         let mut w = BitWriter::default();
@@ -634,13 +647,14 @@ mod tests {
         for (v, width) in fields {
             w.put(v, width);
         }
+        let bytes = bytes_of(&w);
         let mut at = 0;
         for (v, width) in fields {
-            assert_eq!(bits_at(&w.bytes, at, width), Some(v));
+            assert_eq!(bits_at(&bytes, at, width), Some(v));
             at += u64::from(width);
         }
-        assert_eq!(w.bytes.len() as u64, at.div_ceil(8));
-        assert_eq!(bits_at(&w.bytes, at + 64, 8), None);
+        assert_eq!(bytes.len() as u64, at.div_ceil(8));
+        assert_eq!(bits_at(&bytes, at + 64, 8), None);
         assert_eq!([0, 1, 2, 3, 4, 5, 255, 256, 257].map(bits_for), [0, 0, 1, 2, 2, 3, 8, 8, 9]);
     }
 
@@ -673,7 +687,7 @@ mod tests {
                 b.make_move(m);
                 let mut got = Vec::new();
                 packed.append_to(&mut got);
-                assert_eq!(got, want.bytes, "{m:?} {}", b.fen());
+                assert_eq!(got, bytes_of(&want), "{m:?} {}", b.fen());
             }
             packed.clear();
             let mut got = vec![1];
@@ -688,10 +702,17 @@ mod tests {
         let mut rng = crate::codec::SplitMix64::new(75);
         for _ in 0..200 {
             let (mut w, mut want, mut at) = (BitWriter::default(), Vec::<u8>::new(), 0usize);
+            // The whole words taken out now and then, as the singles are.
+            let (mut out, mut taken) = (Vec::new(), 0u64);
             for _ in 0..rng.below(40) {
                 // Values wider than their field too: only the low bits count.
                 let (value, width) = (rng.next_u64(), rng.below(66) as u32);
                 w.put(value, width);
+                if rng.below(4) == 0 {
+                    out.extend_from_slice(w.whole());
+                    taken += 8 * w.whole().len() as u64;
+                    w.clear_whole();
+                }
                 for i in 0..width.min(64) {
                     if at % 8 == 0 {
                         want.push(0);
@@ -700,8 +721,9 @@ mod tests {
                     at += 1;
                 }
             }
-            assert_eq!(w.bytes, want);
-            assert_eq!(w.bits as usize, at);
+            w.append_to(&mut out);
+            assert_eq!(out, want);
+            assert_eq!(taken + w.bits(), at as u64);
         }
     }
 }

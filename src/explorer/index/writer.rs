@@ -55,9 +55,6 @@ const ORDER: [usize; 9] =
 /// Memory for the ids of a writer made by [`ExplorerWriter::create`].
 const ID_BYTES: usize = 16 << 20;
 
-/// A single waiting for the width of the game numbers (known at the end).
-type PendingSingle = (u8, u32, u8);
-
 /// Writes an index (see the module doc).
 pub struct ExplorerWriter {
     out: PathBuf,
@@ -70,9 +67,13 @@ pub struct ExplorerWriter {
     game_count: u64,
     position_count: u64,
     last_key: Option<u64>,
-    /// Singles in order; their bit width needs the game count, so they are
-    /// kept as 6-byte records in a file until the end.
-    singles_raw: Section,
+    /// Whether the games have ended (the first position or single, or
+    /// the end): the singles' widths are then known.
+    games_ended: bool,
+    /// The singles packed (their widths: game numbers and plies), the
+    /// bytes not yet in their section.
+    single_widths: (u32, u32),
+    singles_packed: BitWriter,
     single_count: u64,
     last_single: Option<u64>,
     scratch: Vec<u8>,
@@ -100,7 +101,6 @@ impl ExplorerWriter {
         for i in 0..9 {
             sections.push(Section::create(dir.file(&format!("section-{i}")))?);
         }
-        let singles_raw = Section::create(dir.file("singles-raw"))?;
         let mut w = ExplorerWriter {
             out: out.to_path_buf(),
             dir,
@@ -112,7 +112,9 @@ impl ExplorerWriter {
             game_count: 0,
             position_count: 0,
             last_key: None,
-            singles_raw,
+            games_ended: false,
+            single_widths: (1, 1),
+            singles_packed: BitWriter::default(),
             single_count: 0,
             last_single: None,
             scratch: Vec::new(),
@@ -147,6 +149,7 @@ impl ExplorerWriter {
     /// Adds the next game (its moves packed: [`PackedMoves`]), before any
     /// position or single; returns its number.
     pub fn game(&mut self, g: &GameRecord, moves: &PackedMoves) -> Result<u32, PathIoError> {
+        debug_assert!(!self.games_ended, "a game after the positions or singles");
         let site = if super::record::is_lichess_site(g) { "" } else { g.site.as_str() };
         let mut numbers = [0u64; 6];
         for (n, s) in numbers.iter_mut().zip([g.white.as_str(), &g.black, &g.event, site, &g.round, &g.time_control]) {
@@ -174,6 +177,10 @@ impl ExplorerWriter {
     /// Ends the games (the next are positions and singles): the memory
     /// that told new ids from old is given back.
     pub fn end_games(&mut self) -> Result<(), PathIoError> {
+        if !self.games_ended {
+            self.games_ended = true;
+            self.single_widths = single_bits(self.game_count, self.max_ply);
+        }
         self.ids.seal()
     }
 
@@ -210,8 +217,7 @@ impl ExplorerWriter {
     /// Adds the next singles (keys not decreasing), as [`Self::single`].
     pub fn singles(&mut self, singles: &[(u64, u32, u8)]) -> Result<(), PathIoError> {
         self.end_games()?;
-        let mut raw = std::mem::take(&mut self.scratch);
-        raw.clear();
+        let (g, p) = self.single_widths;
         let mut directory = Vec::new();
         for &(key, game, ply) in singles {
             debug_assert!(self.last_single.map_or(true, |k| k <= key));
@@ -219,13 +225,18 @@ impl ExplorerWriter {
             if self.single_count % BLOCK as u64 == 0 {
                 directory.extend_from_slice(&key.to_le_bytes());
             }
-            let [g0, g1, g2, g3] = game.to_le_bytes();
-            raw.extend_from_slice(&[key as u8, g0, g1, g2, g3, ply]);
+            // The three fields (8, g and p bits) in one put of at most 48.
+            let field = |v: u64, width: u32| v & ((1u64 << width) - 1);
+            let packed = u64::from(key as u8) | field(u64::from(game), g) << 8 | field(u64::from(ply), p) << (8 + g);
+            self.singles_packed.put(packed, 8 + g + p);
             self.single_count += 1;
         }
-        let done = self.sections[SINGLES_DIR].put(&directory).and_then(|()| self.singles_raw.put(&raw));
-        self.scratch = raw;
-        done
+        self.sections[SINGLES_DIR].put(&directory)?;
+        if self.singles_packed.whole().len() >= 1 << 16 {
+            self.sections[SINGLES].put(self.singles_packed.whole())?;
+            self.singles_packed.clear_whole();
+        }
+        Ok(())
     }
 
     /// Games added so far.
@@ -233,35 +244,13 @@ impl ExplorerWriter {
         self.game_count
     }
 
-    /// Packs the singles at their final width into their section.
-    fn pack_singles(&mut self) -> Result<(), PathIoError> {
-        self.singles_raw.file.flush().at(&self.singles_raw.path)?;
-        let (g, p) = single_bits(self.game_count, self.max_ply);
-        let mut raw = std::io::BufReader::new(File::open(&self.singles_raw.path).at(&self.singles_raw.path)?);
-        let mut record = [0u8; 6];
-        let mut bits = BitWriter::default();
-        for _ in 0..self.single_count {
-            raw.read_exact(&mut record).at(&self.singles_raw.path)?;
-            let s: PendingSingle =
-                (record[0], u32::from_le_bytes([record[1], record[2], record[3], record[4]]), record[5]);
-            // The three fields (8, g and p bits) in one put of at most 48.
-            let field = |v: u64, width: u32| v & ((1u64 << width) - 1);
-            let packed = u64::from(s.0) | field(u64::from(s.1), g) << 8 | field(u64::from(s.2), p) << (8 + g);
-            bits.put(packed, 8 + g + p);
-            // Whole bytes out as they fill (a field is at most 8 + 32 + 8 bits).
-            if bits.bytes.len() > 1 << 16 {
-                let done = bits.take_whole();
-                self.sections[SINGLES].put(&done)?;
-            }
-        }
-        let rest = std::mem::take(&mut bits.bytes);
-        self.sections[SINGLES].put(&rest)
-    }
-
     /// Writes the index (header, sections, block checksums) at the output
     /// path, atomically; returns its length.
     pub fn finish(mut self) -> Result<u64, PathIoError> {
-        self.pack_singles()?;
+        self.end_games()?;
+        let mut rest = Vec::new();
+        self.singles_packed.append_to(&mut rest);
+        self.sections[SINGLES].put(&rest)?;
         let end = self.sections[GAMES].len;
         self.sections[GAME_OFFSETS].put(&end.to_le_bytes())?;
         let ids = &mut self.sections[IDS];
