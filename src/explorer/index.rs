@@ -92,7 +92,7 @@ pub const LICHESS_SITE: &str = "https://lichess.org/";
 
 /// Where a game's counts go: its month, speed and rating group, packed as
 /// `month << 8 | speed << 4 | group`, so cells sort by month.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cell(pub u32);
 
 impl Cell {

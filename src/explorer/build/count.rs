@@ -12,12 +12,14 @@
 //! each in its cell's list.
 
 use super::{Visit, Visits, MASTERS_GAMES, RECENT_GAMES};
+use crate::codec::MixMap;
 use crate::explorer::index::record::encode_position;
 use crate::explorer::index::{Cell, CellGames, GameRef, MoveCell, MoveStats, PositionEntry, Stats, LISTED};
 use crate::spill::{SpillError, Spilled};
 use crate::types::Move;
 use std::cmp::Reverse;
-use std::collections::btree_map::{BTreeMap, Entry};
+use std::collections::hash_map::Entry;
+use std::collections::BTreeMap;
 
 /// Buckets counted: their positions of two games or more (key and length
 /// of the encoded entry, the entries one after another in `bytes`) and
@@ -104,12 +106,26 @@ fn listed(visits: &[Visit]) -> PositionEntry {
 }
 
 /// A game a cell may keep.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Kept {
     cell: Cell,
     game: u32,
     mv: u16,
     rank: u64,
+}
+
+/// The games a cell (Lichess: its newest, oldest first) or a year
+/// (masters: its best, best first) keeps, in place.
+#[derive(Clone, Copy, Default)]
+struct KeptList {
+    len: usize,
+    items: [Kept; MASTERS_GAMES],
+}
+
+impl KeptList {
+    fn as_slice(&self) -> &[Kept] {
+        &self.items[..self.len]
+    }
 }
 
 /// A position's visits counted as they come, in game order.
@@ -118,16 +134,28 @@ struct Tally {
     games: usize,
     /// The first visits, while there are at most [`LISTED`].
     first: Vec<Visit>,
-    /// (move, cell) → the stats, and the game while it is the only one.
-    cells: BTreeMap<(u16, Cell), (Stats, Option<u32>)>,
-    /// By cell (Lichess: its newest games, oldest first) or by year
-    /// (masters: its best games, best first).
-    kept: BTreeMap<u32, Vec<Kept>>,
+    /// Per (move, cell), as `move << 32 | cell`, in the order first seen:
+    /// the stats, and the game while it is the only one; and where each
+    /// is in `cells`.
+    cells: Vec<(u64, Stats, Option<u32>)>,
+    cell_at: MixMap<u64, usize>,
+    /// Per cell (Lichess) or year (masters), in the order first seen: the
+    /// games kept; and where each is in `kept`.
+    kept: Vec<(u32, KeptList)>,
+    kept_at: MixMap<u32, usize>,
 }
 
 impl Tally {
     fn new(masters: bool) -> Tally {
-        Tally { masters, games: 0, first: Vec::new(), cells: BTreeMap::new(), kept: BTreeMap::new() }
+        Tally {
+            masters,
+            games: 0,
+            first: Vec::new(),
+            cells: Vec::new(),
+            cell_at: MixMap::default(),
+            kept: Vec::new(),
+            kept_at: MixMap::default(),
+        }
     }
 
     /// The next visit (games rising).
@@ -145,31 +173,44 @@ impl Tally {
 
     fn count(&mut self, v: &Visit) {
         let stats = Stats::of_game(v.outcome, v.rating);
-        match self.cells.entry((v.mv, v.cell)) {
+        let key = u64::from(v.mv) << 32 | u64::from(v.cell.0);
+        match self.cell_at.entry(key) {
             Entry::Vacant(e) => {
-                e.insert((stats, Some(v.game)));
+                e.insert(self.cells.len());
+                self.cells.push((key, stats, Some(v.game)));
             }
-            Entry::Occupied(mut e) => {
-                let (s, only) = e.get_mut();
+            Entry::Occupied(e) => {
+                let (_, s, only) = &mut self.cells[*e.get()];
                 s.add(&stats);
                 *only = None;
             }
         }
         let kept = Kept { cell: v.cell, game: v.game, mv: v.mv, rank: v.rank };
+        let group = if self.masters { u32::from(v.cell.month().year()) } else { v.cell.0 };
+        let at = match self.kept_at.entry(group) {
+            Entry::Vacant(e) => {
+                self.kept.push((group, KeptList::default()));
+                *e.insert(self.kept.len() - 1)
+            }
+            Entry::Occupied(e) => *e.get(),
+        };
+        let list = &mut self.kept[at].1;
         if self.masters {
-            let year = v.cell.month().year();
-            let best = self.kept.entry(u32::from(year)).or_default();
+            let best = list.as_slice();
             let at = best.partition_point(|k| (Reverse(k.rank), k.game) < (Reverse(v.rank), v.game));
             if at < MASTERS_GAMES {
-                best.insert(at, kept);
-                best.truncate(MASTERS_GAMES);
+                let end = (list.len + 1).min(MASTERS_GAMES);
+                list.items.copy_within(at..end - 1, at + 1);
+                list.items[at] = kept;
+                list.len = end;
             }
         } else {
-            let newest = self.kept.entry(v.cell.0).or_default();
-            if newest.len() == RECENT_GAMES {
-                newest.remove(0);
+            if list.len == RECENT_GAMES {
+                list.items.copy_within(1..RECENT_GAMES, 0);
+                list.len -= 1;
             }
-            newest.push(kept);
+            list.items[list.len] = kept;
+            list.len += 1;
         }
     }
 
@@ -184,20 +225,23 @@ impl Tally {
 
     /// The entry of more than [`LISTED`] games: counted by cell, with each
     /// cell's kept games.
-    fn entry(self) -> PositionEntry {
+    fn entry(mut self) -> PositionEntry {
         // By move, then cell: the moves in order.
-        let mut moves: Vec<u16> = self.cells.keys().map(|&(mv, _)| mv).collect();
+        self.cells.sort_unstable_by_key(|c| c.0);
+        let mv_of = |key: u64| (key >> 32) as u16;
+        let mut moves: Vec<u16> = self.cells.iter().map(|c| mv_of(c.0)).collect();
         moves.dedup();
         let move_index = |mv: u16| moves.binary_search(&mv).unwrap_or(0);
         let mut out: Vec<MoveStats> =
             moves.iter().map(|&mv| MoveStats { mv: Move::from_raw(mv), cells: Vec::new() }).collect();
-        for (&(mv, cell), &(stats, game)) in &self.cells {
-            out[move_index(mv)].cells.push(MoveCell { cell, stats, game });
+        for &(key, stats, game) in &self.cells {
+            out[move_index(mv_of(key))].cells.push(MoveCell { cell: Cell(key as u32), stats, game });
         }
+        self.kept.sort_unstable_by_key(|k| k.0);
         let game_ref = |k: &Kept| GameRef { game: k.game, mv: move_index(k.mv) as u32, rank: k.rank };
         let games = if self.masters {
             // Each year's best in their cells' lists, best first.
-            let mut kept: Vec<Kept> = self.kept.into_values().flatten().collect();
+            let mut kept: Vec<Kept> = self.kept.iter().flat_map(|(_, list)| list.as_slice().iter().copied()).collect();
             kept.sort_by_key(|k| (k.cell, Reverse(k.game)));
             kept.chunk_by(|a, b| a.cell == b.cell)
                 .map(|group| {
@@ -208,11 +252,11 @@ impl Tally {
                 .collect()
         } else {
             self.kept
-                .into_values()
-                .map(|newest| CellGames {
-                    cell: newest[0].cell,
+                .iter()
+                .map(|(cell, newest)| CellGames {
+                    cell: Cell(*cell),
                     top: Vec::new(),
-                    recent: newest.iter().rev().map(game_ref).collect(),
+                    recent: newest.as_slice().iter().rev().map(game_ref).collect(),
                 })
                 .collect()
         };

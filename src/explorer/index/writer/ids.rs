@@ -19,11 +19,11 @@
 //! other half (about 20 bytes an id), and each run an index of the first
 //! id of each page of [`PAGE`] records (8 bytes a page).
 
-use crate::codec::{IoAt, PathIoError};
+use crate::codec::{IoAt, MixHasher, PathIoError};
 use crate::spill::read_exact_at;
 use std::collections::HashSet;
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -44,7 +44,7 @@ pub struct GameIds {
     /// Ids held, in the order added, with their numbers; the same ids as a
     /// set (for lookups).
     held: Vec<(Id, u32)>,
-    set: HashSet<u64, BuildHasherDefault<IdHasher>>,
+    set: HashSet<u64, BuildHasherDefault<MixHasher>>,
     limit: usize,
     /// The Bloom filter's words (a power of two of them); given back once
     /// sealed ([`GameIds::seal`]).
@@ -228,27 +228,6 @@ fn bloom_bits(bloom: &[u64], id: &Id) -> impl Iterator<Item = (usize, u64)> {
         let b = h1.wrapping_add(i.wrapping_mul(h2)) & mask;
         ((b >> 6) as usize, 1u64 << (b & 63))
     })
-}
-
-/// The set's hasher: the mixed id.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = mix(n);
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used by the set's u64 keys; any bytes, all the same.
-        for &b in bytes {
-            self.0 = mix(self.0 ^ u64::from(b));
-        }
-    }
 }
 
 fn encode((id, n): (Id, u32)) -> [u8; RECORD] {
