@@ -31,7 +31,45 @@ pub(super) struct Counted {
     pub singles: Vec<(u64, u32, u8)>,
     /// Scratch of [`count_bucket`]: the visits' order, a position's visits.
     order: Vec<u128>,
+    spread: Vec<u128>,
     group: Vec<Visit>,
+}
+
+/// Sorts a bucket's visits as numbers (`key << 64 | game << 32 |
+/// place`): one pass spreads them by the 8 bits of their keys below the
+/// bits all share, then each of the 256 parts (a few dozen visits) is
+/// sorted on its own. `spread` is scratch.
+fn sort_visits(order: &mut Vec<u128>, spread: &mut Vec<u128>) {
+    let key = |o: u128| (o >> 64) as u64;
+    let first = order.first().map_or(0, |&o| key(o));
+    let differ = order.iter().fold(0u64, |d, &o| d | (key(o) ^ first));
+    if order.len() < 512 || differ == 0 {
+        order.sort_unstable();
+        return;
+    }
+    // The highest bit where keys differ and the 7 below it: above them
+    // all keys agree, so these bits order the parts.
+    let shift = (64 - differ.leading_zeros()).saturating_sub(8);
+    let digit = |o: u128| (key(o) >> shift) as u8 as usize;
+    let mut starts = [0usize; 257];
+    for &o in order.iter() {
+        starts[digit(o) + 1] += 1;
+    }
+    for d in 0..256 {
+        starts[d + 1] += starts[d];
+    }
+    spread.clear();
+    spread.resize(order.len(), 0);
+    let mut at = starts;
+    for &o in order.iter() {
+        let d = digit(o);
+        spread[at[d]] = o;
+        at[d] += 1;
+    }
+    for d in 0..256 {
+        spread[starts[d]..starts[d + 1]].sort_unstable();
+    }
+    std::mem::swap(order, spread);
 }
 
 /// Counts the visits of one bucket into `out`.
@@ -41,7 +79,7 @@ pub(super) fn count_bucket(items: &[Visit], masters: bool, out: &mut Counted) {
     let mut order = std::mem::take(&mut out.order);
     order.clear();
     order.extend(items.iter().enumerate().map(|(i, v)| u128::from(v.key) << 64 | u128::from(v.game) << 32 | i as u128));
-    order.sort_unstable();
+    sort_visits(&mut order, &mut out.spread);
     let visit = |o: u128| &items[o as u32 as usize];
     for group in order.chunk_by(|a, b| a >> 64 == b >> 64) {
         let key = (group[0] >> 64) as u64;
@@ -317,6 +355,29 @@ mod tests {
             })
             .collect();
         PositionEntry::Counted { moves: out, games }
+    }
+
+    #[test]
+    fn visits_spread_then_sorted_are_sorted() {
+        let mut rng = SplitMix64::new(76);
+        let mut spread = Vec::new();
+        for case in 0..200 {
+            let n = [0, 1, 511, 512, 3000, 20_000][case % 6];
+            // Keys sharing 0 to 60 high bits, repeated keys among them.
+            let prefix = rng.next_u64();
+            let free = rng.below(65) as u32;
+            let mask = if free == 64 { u64::MAX } else { (1u64 << free) - 1 };
+            let mut order: Vec<u128> = (0..n)
+                .map(|i| {
+                    let k = if rng.below(4) == 0 { prefix } else { prefix & !mask | rng.next_u64() & mask };
+                    u128::from(k) << 64 | u128::from(rng.below(1000) as u32) << 32 | i as u128
+                })
+                .collect();
+            let mut want = order.clone();
+            want.sort_unstable();
+            sort_visits(&mut order, &mut spread);
+            assert_eq!(order, want, "case {case}: {n} visits, {free} free bits");
+        }
     }
 
     #[test]
