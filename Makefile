@@ -237,8 +237,9 @@ data-keep:
 # The opening explorer (issues 64, 75) beside `book build --max-ply 50` on
 # the same generated input with [%clk] comments (examples/explorer_games
 # --clk, EXPLORER_BENCH_GAMES games, kept under $ARCHIVIST_DATA/explorer-bench):
-# build MB/s on 1 and 2 threads, peak memory of 10 million games streamed
-# through a pipe at --memory 256, index bytes beside the input at zstd -3,
+# build MB/s on 1 and 2 threads (median of 3 alternating runs), peak memory
+# of 10 million games streamed through a pipe at --memory 256, index bytes
+# beside the input at zstd -3,
 # start-up time and /lichess under wrk, cache on and off, on one index and
 # on 24 shards of 1 million games; with LILA_EXPLORER (lila-openingexplorer
 # built from source, its import-lichess as LILA_IMPORT) its import and

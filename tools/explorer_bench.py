@@ -3,7 +3,7 @@
 on the same input, in one run.
 
     explorer_bench.py ARCHIVIST GENERATOR [--games 1000000] [--dir DIR]
-                      [--memory 128] [--seconds 10] [--connections 8]
+                      [--memory 128] [--runs 3] [--seconds 10] [--connections 8]
                       [--queries 20000] [--stream-games 10000000]
                       [--stream-memory 256] [--shards 24]
                       [--shard-games 1000000] [--lila BIN --lila-import BIN]
@@ -15,7 +15,10 @@ on the same input, in one run.
   its size plain and at `zstd -3`.
 * Build, on 1 and 2 threads at --memory MB: `book build --max-ply 50`
   (Polyglot) and `explorer build` on the same file, each run timed with
-  /usr/bin/time -v: MB/s of PGN and peak resident memory.
+  /usr/bin/time -v: MB/s of PGN and peak resident memory. Each pair runs
+  --runs times (book, then explorer, in turn): the medians are reported,
+  and the range of the pairs' ratios (a shared host's speed drifts
+  between runs more than the builds differ).
 * Streaming: --stream-games games from GENERATOR through a pipe into
   `explorer build --pgn - --memory` --stream-memory: seconds and the
   build's peak resident memory (goal: within --memory + 64 MB).
@@ -43,6 +46,7 @@ import os
 import pathlib
 import random
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -245,6 +249,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--connections", type=int, default=8)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--clk", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--queries", type=int, default=20_000)
     ap.add_argument("--stream-games", type=int, default=10_000_000)
@@ -272,12 +277,18 @@ def main():
             book = [args.archivist, "book", "build", "--pgn", str(pgn), "--out", str(tmp / "book.bin"),
                     "--max-ply", "50", *common]
             explorer = [args.archivist, "explorer", "build", "--pgn", str(pgn), "--out", str(index), *common]
-            for label, cmd in (("book build --max-ply 50", book), ("explorer build", explorer)):
-                subprocess.run(["cat", str(pgn)], stdout=subprocess.DEVNULL, check=True)  # in the page cache
-                seconds, rss, _ = timed(cmd, tmp)
-                rows.append((label, threads, seconds, size / 1e6 / seconds, rss))
-                print(f"  {label:<26} {threads} thread(s): {seconds:7.2f} s {size / 1e6 / seconds:7.1f} MB/s "
-                      f"peak {rss:6.0f} MB", flush=True)
+            runs = {"book build --max-ply 50": [], "explorer build": []}
+            for _ in range(args.runs):
+                for label, cmd in (("book build --max-ply 50", book), ("explorer build", explorer)):
+                    subprocess.run(["cat", str(pgn)], stdout=subprocess.DEVNULL, check=True)  # in the page cache
+                    seconds, rss, _ = timed(cmd, tmp)
+                    runs[label].append((seconds, rss))
+                    print(f"  {label:<26} {threads} thread(s): {seconds:7.2f} s {size / 1e6 / seconds:7.1f} MB/s "
+                          f"peak {rss:6.0f} MB", flush=True)
+            pairs = [b[0] / e[0] for b, e in zip(runs["book build --max-ply 50"], runs["explorer build"])]
+            for label, got in runs.items():
+                seconds = statistics.median(t for t, _ in got)
+                rows.append((label, threads, seconds, size / 1e6 / seconds, max(r for _, r in got), pairs))
         if args.stream_games:
             stream = streamed(args, tmp)
             print(f"  streamed {args.stream_games} games: {stream[0]:.1f} s, peak {stream[1]:.0f} MB", flush=True)
@@ -302,13 +313,14 @@ def main():
     print()
     print(f"explorer-bench: {args.games} generated games{' with [%clk]' if args.clk else ''}, "
           f"{size / 1e6:.1f} MB PGN, --memory {args.memory}")
-    print(f"{'build':<26} {'threads':>7} {'seconds':>8} {'MB/s':>7} {'peak MB':>8}")
-    for label, threads, seconds, rate, rss in rows:
+    print(f"build (median of {args.runs})        threads  seconds    MB/s  peak MB")
+    for label, threads, seconds, rate, rss, _ in rows:
         print(f"{label:<26} {threads:>7} {seconds:>8.2f} {rate:>7.1f} {rss:>8.0f}")
     for threads in sorted({r[1] for r in rows}):
         book = next(r for r in rows if r[1] == threads and r[0].startswith("book"))
         expl = next(r for r in rows if r[1] == threads and r[0].startswith("explorer"))
-        print(f"explorer build / book build, {threads} thread(s): {expl[3] / book[3]:.2f} (goal: at least 0.5)")
+        print(f"explorer build / book build, {threads} thread(s): {expl[3] / book[3]:.2f} "
+              f"(pairs {min(book[5]):.2f} to {max(book[5]):.2f}; goal: at least 0.5)")
     if stream:
         print(f"streamed: {args.stream_games} games through a pipe, --memory {args.stream_memory}: {stream[0]:.1f} s, "
               f"peak {stream[1]:.0f} MB (goal: at most {args.stream_memory + 64} MB)")
