@@ -277,17 +277,21 @@ impl Encoding for Visits {
         let len = self.item_len();
         out.reserve(bytes.len() / len);
         for (i, b) in bytes.chunks_exact(len).enumerate() {
-            let le8 = |s: &[u8]| s.iter().rev().fold(0u64, |a, &x| a << 8 | u64::from(x));
+            // Fixed-width reads (the chunk is at least 24 bytes long).
+            let word = |at: usize| {
+                u64::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7]])
+            };
+            let (low, high) = (word(8), word(16));
             let outcome = Outcome::from_u8(b[18]);
             let v = Visit {
-                key: le8(&b[..8]),
-                game: le8(&b[8..12]) as u32,
+                key: word(0),
+                game: low as u32,
                 ply: b[12],
-                mv: le8(&b[13..15]) as u16,
-                cell: Cell(le8(&b[15..18]) as u32),
+                mv: (low >> 40) as u16,
+                cell: Cell((low >> 56 | high << 8) as u32 & 0xff_ffff),
                 outcome: outcome.unwrap_or_default(),
-                rating: le8(&b[19..21]) as u16,
-                rank: if self.masters { le8(&b[24..32]) } else { 0 },
+                rating: (high >> 24) as u16,
+                rank: if self.masters { word(24) } else { 0 },
             };
             if bucket_of(v.key, level) != bucket || outcome.is_none() || b[21..24] != [0; 3] {
                 return Err(i);

@@ -13,9 +13,8 @@ use super::blocks::Summer;
 use super::reader::{single_bits, Header};
 use super::record::{encode_game, encode_position, BitWriter, PackedMoves};
 use super::{GameRecord, PositionEntry, BLOCK, BLOCK_SHIFT, GAME_BLOCK, HEADER_LEN};
-use crate::codec::{IoAt, PathIoError, Put, TempDir};
+use crate::codec::{IoAt, MixMap, PathIoError, Put, TempDir};
 use crate::explorer::model::GameId;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -61,7 +60,7 @@ pub struct ExplorerWriter {
     dir: TempDir,
     max_ply: u8,
     top_games: u8,
-    string_numbers: HashMap<String, u64>,
+    string_numbers: MixMap<String, u64>,
     sections: Vec<Section>,
     ids: GameIds,
     game_count: u64,
@@ -106,7 +105,7 @@ impl ExplorerWriter {
             dir,
             max_ply,
             top_games: top_games.max(1),
-            string_numbers: HashMap::new(),
+            string_numbers: MixMap::default(),
             sections,
             ids,
             game_count: 0,
