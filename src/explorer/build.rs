@@ -578,10 +578,12 @@ impl Budget {
         self.bytes / 4
     }
 
-    /// Visits of a bucket counted whole: the buckets in flight take a
-    /// quarter, and so at most do those being split (one a level).
-    fn bucket_visits(self) -> usize {
-        (self.bytes / 4 / std::mem::size_of::<Visit>() / self.tokens).max(1 << 8)
+    /// Visits of a bucket counted whole: the buckets in flight, and each
+    /// counting thread's sort of one (32 bytes a visit: [`count_bucket`]),
+    /// take a quarter, and so at most do those being split (one a level).
+    fn bucket_visits(self, threads: usize) -> usize {
+        let per_visit = std::mem::size_of::<Visit>() * self.tokens + 32 * threads.max(1);
+        (self.bytes / 4 / per_visit).max(1 << 8)
     }
 }
 
@@ -673,7 +675,7 @@ impl Indexer {
         writer.end_games()?;
         let spilled = visits.finish(64)?;
         summary.runs = spilled.file_count;
-        let limit = budget.bucket_visits();
+        let limit = budget.bucket_visits(threads);
         let produce = |feed: &mut crate::ordered::Feed<BucketJob>| {
             // Buckets go out in runs of about RUN_VISITS visits (a job
             // each would cost more in hand-overs than in counting).
