@@ -277,21 +277,17 @@ impl Encoding for Visits {
         let len = self.item_len();
         out.reserve(bytes.len() / len);
         for (i, b) in bytes.chunks_exact(len).enumerate() {
-            // Fixed-width reads (the chunk is at least 24 bytes long).
-            let word = |at: usize| {
-                u64::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7]])
-            };
-            let (low, high) = (word(8), word(16));
+            let (low, high) = (le_u64_at(b, 8), le_u64_at(b, 16));
             let outcome = Outcome::from_u8(b[18]);
             let v = Visit {
-                key: word(0),
+                key: le_u64_at(b, 0),
                 game: low as u32,
                 ply: b[12],
                 mv: (low >> 40) as u16,
                 cell: Cell((low >> 56 | high << 8) as u32 & 0xff_ffff),
                 outcome: outcome.unwrap_or_default(),
                 rating: (high >> 24) as u16,
-                rank: if self.masters { word(24) } else { 0 },
+                rank: if self.masters { le_u64_at(b, 24) } else { 0 },
             };
             if bucket_of(v.key, level) != bucket || outcome.is_none() || b[21..24] != [0; 3] {
                 return Err(i);
@@ -305,6 +301,14 @@ impl Encoding for Visits {
     fn holds_encoded(self) -> bool {
         true
     }
+}
+
+/// The little-endian word at `at` of `b` (one load).
+#[inline(always)]
+fn le_u64_at(b: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(word)
 }
 
 /// What the counting needs of a game, given to each of its visits.
