@@ -43,9 +43,8 @@ pub use path::{split_dirs, split_search_path};
 pub use root::{rank_bound, RankedMove, RootRanking, TbScore, MAX_DTZ};
 pub use table::Kind;
 
-use std::collections::HashMap;
+use crate::codec::MixMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use table::{Storage, Table};
@@ -216,24 +215,6 @@ struct Entry {
     dtz: Option<LazyTable>,
 }
 
-/// Hasher for material keys: small packed integers, spread by one multiply.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, k: u64) {
-        self.0 = (k ^ (k >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
 /// The state of one table file, for `tb info`.
 #[derive(Debug)]
 pub enum FileStatus {
@@ -255,7 +236,7 @@ pub struct TableStatus {
 /// search threads.
 pub struct Tablebases {
     entries: Vec<Entry>,
-    by_key: HashMap<u64, usize, BuildHasherDefault<KeyHasher>>,
+    by_key: MixMap<u64, usize>,
     max_pieces: u32,
 }
 
@@ -272,7 +253,7 @@ impl Tablebases {
     /// No tables: every probe is a missing table (`archivist serve` without
     /// `--syzygy` answers every position `unknown`).
     pub fn empty() -> Tablebases {
-        Tablebases { entries: Vec::new(), by_key: HashMap::default(), max_pieces: 0 }
+        Tablebases { entries: Vec::new(), by_key: MixMap::default(), max_pieces: 0 }
     }
 
     /// Finds the tables in `path` (directories separated by `:` or `;`, see

@@ -97,8 +97,7 @@ impl Summer {
         while !bytes.is_empty() {
             if self.block.is_empty() && bytes.len() >= size {
                 // A whole block in hand: summed where it lies.
-                self.sums.extend_from_slice(&checksum(self.offset, &bytes[..size]).to_le_bytes());
-                self.offset += size as u64;
+                self.sum(&bytes[..size]);
                 bytes = &bytes[size..];
                 continue;
             }
@@ -112,9 +111,16 @@ impl Summer {
     }
 
     fn flush(&mut self) {
-        self.sums.extend_from_slice(&checksum(self.offset, &self.block).to_le_bytes());
-        self.offset += self.block.len() as u64;
+        let block = std::mem::take(&mut self.block);
+        self.sum(&block);
+        self.block = block;
         self.block.clear();
+    }
+
+    /// The checksum of the next block, `block`.
+    fn sum(&mut self, block: &[u8]) {
+        self.sums.extend_from_slice(&checksum(self.offset, block).to_le_bytes());
+        self.offset += block.len() as u64;
     }
 
     /// The checksums of every block, the last (shorter) one included.

@@ -66,12 +66,10 @@ pub struct ExplorerWriter {
     game_count: u64,
     position_count: u64,
     last_key: Option<u64>,
-    /// Whether the games have ended (the first position or single, or
-    /// the end): the singles' widths are then known.
-    games_ended: bool,
-    /// The singles packed (their widths: game numbers and plies), the
-    /// bytes not yet in their section.
-    single_widths: (u32, u32),
+    /// The singles' widths (game numbers, plies), known once the games
+    /// have ended (at the first position or single, or at the end); the
+    /// singles packed, the bytes not yet in their section.
+    single_widths: Option<(u32, u32)>,
     singles_packed: BitWriter,
     single_count: u64,
     last_single: Option<u64>,
@@ -111,8 +109,7 @@ impl ExplorerWriter {
             game_count: 0,
             position_count: 0,
             last_key: None,
-            games_ended: false,
-            single_widths: (1, 1),
+            single_widths: None,
             singles_packed: BitWriter::default(),
             single_count: 0,
             last_single: None,
@@ -148,7 +145,7 @@ impl ExplorerWriter {
     /// Adds the next game (its moves packed: [`PackedMoves`]), before any
     /// position or single; returns its number.
     pub fn game(&mut self, g: &GameRecord, moves: &PackedMoves) -> Result<u32, PathIoError> {
-        debug_assert!(!self.games_ended, "a game after the positions or singles");
+        debug_assert!(self.single_widths.is_none(), "a game after the positions or singles");
         let site = if super::record::is_lichess_site(g) { "" } else { g.site.as_str() };
         let mut numbers = [0u64; 6];
         for (n, s) in numbers.iter_mut().zip([g.white.as_str(), &g.black, &g.event, site, &g.round, &g.time_control]) {
@@ -176,11 +173,14 @@ impl ExplorerWriter {
     /// Ends the games (the next are positions and singles): the memory
     /// that told new ids from old is given back.
     pub fn end_games(&mut self) -> Result<(), PathIoError> {
-        if !self.games_ended {
-            self.games_ended = true;
-            self.single_widths = single_bits(self.game_count, self.max_ply);
-        }
+        self.single_widths();
         self.ids.seal()
+    }
+
+    /// The singles' widths, fixed by the games added so far.
+    fn single_widths(&mut self) -> (u32, u32) {
+        let (games, max_ply) = (self.game_count, self.max_ply);
+        *self.single_widths.get_or_insert_with(|| single_bits(games, max_ply))
     }
 
     /// Adds the next position (keys increasing).
@@ -216,7 +216,7 @@ impl ExplorerWriter {
     /// Adds the next singles (keys not decreasing), as [`Self::single`].
     pub fn singles(&mut self, singles: &[(u64, u32, u8)]) -> Result<(), PathIoError> {
         self.end_games()?;
-        let (g, p) = self.single_widths;
+        let (g, p) = self.single_widths();
         let mut directory = Vec::new();
         for &(key, game, ply) in singles {
             debug_assert!(self.last_single.map_or(true, |k| k <= key));
